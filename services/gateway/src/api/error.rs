@@ -1,0 +1,237 @@
+//! The one error type of the HTTP API, rendered as `application/problem+json`
+//! (RFC 9457). Each kind has a stable `type` URI clients may branch on; the
+//! list is in docs/api.md.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::storage::{Conflict, StoreError};
+
+/// A problem with one field of a request body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("the request body is not valid JSON for this endpoint")]
+    MalformedBody {
+        detail: String,
+        errors: Vec<FieldError>,
+    },
+    #[error("some fields are invalid")]
+    Validation(Vec<FieldError>),
+    #[error("the request body must be application/json")]
+    UnsupportedMediaType,
+    #[error("the request body is too large")]
+    PayloadTooLarge,
+    #[error("sign in or present an API token")]
+    Unauthenticated,
+    #[error("the email or password is wrong")]
+    InvalidCredentials,
+    #[error("{0}")]
+    Forbidden(&'static str),
+    #[error("cross-site requests are not allowed")]
+    CrossSite,
+    #[error("not found")]
+    NotFound,
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("{1}")]
+    Conflict(&'static str, String),
+    #[error("{1}")]
+    Gone(&'static str, String),
+    #[error("the service is temporarily unavailable")]
+    Unavailable,
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl ApiError {
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        Self::Validation(vec![FieldError::new(field, message)])
+    }
+
+    fn parts(&self) -> (StatusCode, &'static str, &'static str) {
+        use ApiError::*;
+        match self {
+            MalformedBody { .. } => (
+                StatusCode::BAD_REQUEST,
+                "malformed-body",
+                "Malformed request body",
+            ),
+            Validation(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "validation-failed",
+                "Invalid fields",
+            ),
+            UnsupportedMediaType => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported-media-type",
+                "Unsupported media type",
+            ),
+            PayloadTooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload-too-large",
+                "Request body too large",
+            ),
+            Unauthenticated => (
+                StatusCode::UNAUTHORIZED,
+                "unauthenticated",
+                "Authentication required",
+            ),
+            InvalidCredentials => (
+                StatusCode::UNAUTHORIZED,
+                "invalid-credentials",
+                "Wrong email or password",
+            ),
+            Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Not allowed"),
+            CrossSite => (
+                StatusCode::FORBIDDEN,
+                "cross-site-request",
+                "Cross-site request refused",
+            ),
+            NotFound => (StatusCode::NOT_FOUND, "not-found", "Not found"),
+            MethodNotAllowed => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method-not-allowed",
+                "Method not allowed",
+            ),
+            Conflict(code, _) => (StatusCode::CONFLICT, code, "Conflict"),
+            Gone(code, _) => (StatusCode::GONE, code, "No longer available"),
+            Unavailable => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "unavailable",
+                "Service unavailable",
+            ),
+            Internal(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "Internal error",
+            ),
+        }
+    }
+}
+
+pub const PROBLEM_TYPE_PREFIX: &str = "urn:herald:problem:";
+
+#[derive(Serialize)]
+struct Problem<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    title: &'a str,
+    status: u16,
+    detail: String,
+    #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
+    errors: &'a [FieldError],
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, title) = self.parts();
+        let (detail, errors): (String, &[FieldError]) = match &self {
+            ApiError::MalformedBody { detail, errors } => (detail.clone(), errors),
+            ApiError::Validation(errors) => (self.to_string(), errors),
+            ApiError::Internal(e) => {
+                tracing::error!(error = ?e, "internal error");
+                (self.to_string(), &[])
+            }
+            other => (other.to_string(), &[]),
+        };
+        problem_response(status, code, title, detail, errors)
+    }
+}
+
+pub fn problem_response(
+    status: StatusCode,
+    code: &str,
+    title: &str,
+    detail: String,
+    errors: &[FieldError],
+) -> Response {
+    let body = Problem {
+        kind: format!("{PROBLEM_TYPE_PREFIX}{code}"),
+        title,
+        status: status.as_u16(),
+        detail,
+        errors,
+    };
+    let mut response = (status, axum::Json(body)).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    response
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => ApiError::NotFound,
+            StoreError::Conflict(c) => conflict(c),
+            StoreError::Database(
+                sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed,
+            ) => {
+                tracing::warn!(error = %e, "database unavailable");
+                ApiError::Unavailable
+            }
+            other => ApiError::Internal(other.into()),
+        }
+    }
+}
+
+fn conflict(c: Conflict) -> ApiError {
+    let (code, detail) = match c {
+        Conflict::OrgSlugTaken => (
+            "org-slug-taken",
+            "an organisation with this slug already exists",
+        ),
+        Conflict::EmailTaken => ("email-taken", "an account with this email already exists"),
+        Conflict::ServerSlugTaken => (
+            "server-slug-taken",
+            "a server with this slug is already registered in the organisation",
+        ),
+        Conflict::TokenNameTaken => (
+            "token-name-taken",
+            "you already have a token with this name",
+        ),
+        Conflict::LastOwner => ("last-owner", "an organisation must keep at least one owner"),
+        Conflict::AlreadyMember => (
+            "already-member",
+            "this account is already a member of the organisation",
+        ),
+        Conflict::SetupUnavailable => {
+            return ApiError::Gone(
+                "setup-unavailable",
+                "this setup link is no longer valid; setup may already be done".into(),
+            );
+        }
+        Conflict::InviteUnavailable => {
+            return ApiError::Gone(
+                "invite-unavailable",
+                "this invite link was used, revoked, or has expired".into(),
+            );
+        }
+    };
+    ApiError::Conflict(code, detail.into())
+}
+
+impl From<anyhow::Error> for ApiError {
+    fn from(e: anyhow::Error) -> Self {
+        ApiError::Internal(e)
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,132 @@
+//! The HTTP surface: routes, and the layers every request passes through.
+//! The contract is documented in docs/api.md.
+
+pub mod account;
+pub mod auth;
+pub mod csrf;
+pub mod error;
+pub mod health;
+pub mod invites;
+pub mod json;
+pub mod orgs;
+pub mod policy;
+pub mod servers;
+pub mod session;
+pub mod setup;
+pub mod tokens;
+pub mod views;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{HeaderName, HeaderValue, header};
+use axum::middleware;
+use axum::routing::{get, patch, post};
+use tower::ServiceBuilder;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::app::AppState;
+use error::ApiError;
+
+/// Request bodies of the REST API are small documents.
+pub const API_BODY_LIMIT: usize = 64 * 1024;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+pub fn router(state: AppState) -> Router {
+    let org = Router::new()
+        .route("/", get(orgs::show))
+        .route("/members", get(orgs::members))
+        .route(
+            "/members/{user_id}",
+            patch(orgs::set_role).delete(orgs::remove),
+        )
+        .route("/invites", get(invites::list).post(invites::create))
+        .route("/invites/{id}", axum::routing::delete(invites::revoke))
+        .route("/tokens", get(tokens::list).post(tokens::create))
+        .route("/tokens/{id}", axum::routing::delete(tokens::revoke))
+        .route("/servers", get(servers::list).post(servers::create))
+        .route(
+            "/servers/{slug}",
+            get(servers::show)
+                .patch(servers::update)
+                .delete(servers::delete),
+        )
+        .route("/servers/{slug}/cut-off", post(servers::cut_off))
+        .route("/servers/{slug}/restore", post(servers::restore))
+        .route("/policy", get(policy::show).put(policy::replace));
+
+    let api = Router::new()
+        .route("/setup", get(setup::status).post(setup::complete))
+        .route("/auth/login", post(account::login))
+        .route("/auth/logout", post(account::logout))
+        .route("/auth/password", post(account::change_password))
+        .route("/me", get(account::me))
+        .route("/orgs", post(orgs::create))
+        .route("/invites/preview", post(invites::preview))
+        .route("/invites/accept", post(invites::accept))
+        .route("/policy/defaults", get(policy::defaults))
+        .nest("/orgs/{org}", org)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            csrf::refuse_cross_site,
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+        .layer(DefaultBodyLimit::max(API_BODY_LIMIT));
+
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .nest("/api/v1", api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+                .layer(TraceLayer::new_for_http().make_span_with(request_span))
+                .layer(SetResponseHeaderLayer::if_not_present(
+                    header::X_CONTENT_TYPE_OPTIONS,
+                    HeaderValue::from_static("nosniff"),
+                ))
+                .layer(SetResponseHeaderLayer::if_not_present(
+                    header::REFERRER_POLICY,
+                    HeaderValue::from_static("no-referrer"),
+                ))
+                .layer(SetResponseHeaderLayer::if_not_present(
+                    header::X_FRAME_OPTIONS,
+                    HeaderValue::from_static("DENY"),
+                )),
+        )
+}
+
+/// Every log line of a request carries its id. Only the path is logged: query
+/// strings and bodies may carry secrets.
+fn request_span(request: &Request) -> tracing::Span {
+    let request_id = request
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-");
+    tracing::info_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path(),
+        request_id = %request_id,
+    )
+}
+
+async fn not_found() -> ApiError {
+    ApiError::NotFound
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}

@@ -1,0 +1,64 @@
+//! The organisation's policy: one typed document (see `herald_policy`),
+//! readable by members and replaced whole by admins.
+
+use axum::Json;
+use axum::extract::State;
+use herald_policy::OrgPolicy;
+use time::OffsetDateTime;
+
+use super::auth::OrgAccess;
+use super::error::{ApiError, ApiResult, FieldError};
+use super::json::ValidJson;
+use crate::app::AppState;
+
+/// The org's policy; fields it never set read as their defaults.
+pub async fn show(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<OrgPolicy>> {
+    Ok(Json(load(&state, access.org_id()).await?))
+}
+
+pub async fn load(state: &AppState, org_id: uuid::Uuid) -> ApiResult<OrgPolicy> {
+    match state.store.policy(org_id).await? {
+        None => Ok(OrgPolicy::default()),
+        Some(stored) => serde_json::from_value(stored.document).map_err(|e| {
+            ApiError::Internal(anyhow::anyhow!(
+                "stored policy of org {org_id} does not parse: {e}"
+            ))
+        }),
+    }
+}
+
+/// Replaces the policy. Omitted fields take their defaults; every invalid
+/// field is reported and nothing is stored unless all are valid.
+pub async fn replace(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    ValidJson(policy): ValidJson<OrgPolicy>,
+) -> ApiResult<Json<OrgPolicy>> {
+    access.require_admin()?;
+    let policy = policy.normalized();
+    policy.validate().map_err(|violations| {
+        ApiError::Validation(
+            violations
+                .into_iter()
+                .map(|v| FieldError::new(v.field, v.message))
+                .collect(),
+        )
+    })?;
+    let document = serde_json::to_value(&policy).map_err(anyhow::Error::from)?;
+    state
+        .store
+        .put_policy(
+            access.org_id(),
+            &document,
+            access.user().id,
+            OffsetDateTime::now_utc(),
+        )
+        .await?;
+    tracing::info!(org = %access.membership.org.slug, user_id = %access.user().id, "policy replaced");
+    Ok(Json(policy))
+}
+
+/// The documented defaults, for the dashboard's policy editor.
+pub async fn defaults() -> Json<OrgPolicy> {
+    Json(OrgPolicy::default())
+}

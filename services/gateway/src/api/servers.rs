@@ -1,0 +1,245 @@
+//! The org's registry of remote MCP servers. Header values (credentials the
+//! host holds for the upstream) are sealed with the instance key, bound to
+//! their org and server, and never returned: responses list their names only.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::auth::OrgAccess;
+use super::error::{ApiError, ApiResult};
+use super::json::{self, Checks, ValidJson, checked};
+use super::views::ServerView;
+use crate::app::AppState;
+use crate::crypto::Keys;
+use crate::domain::{DisplayName, HeaderSet, ServerUrl, Slug};
+use crate::storage::{CutOff, NewServer, ServerChanges};
+
+#[derive(Serialize)]
+pub struct ServerList {
+    servers: Vec<ServerView>,
+}
+
+pub async fn list(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<ServerList>> {
+    let servers = state.store.servers(access.org_id()).await?;
+    Ok(Json(ServerList {
+        servers: servers.iter().map(Into::into).collect(),
+    }))
+}
+
+pub async fn show(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, slug)): Path<(String, String)>,
+) -> ApiResult<Json<ServerView>> {
+    let server = state
+        .store
+        .server(access.org_id(), &slug)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(Json((&server).into()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewServerBody {
+    slug: String,
+    name: String,
+    url: String,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    ValidJson(body): ValidJson<NewServerBody>,
+) -> ApiResult<(StatusCode, Json<ServerView>)> {
+    access.require_admin()?;
+    let mut checks = Checks::default();
+    let slug = checks.field("slug", Slug::parse(&body.slug));
+    let name = checks.field("name", DisplayName::parse(&body.name));
+    let url = checks.field("url", ServerUrl::parse(&body.url));
+    let headers = check_headers(&mut checks, &body.headers);
+    checks.finish()?;
+    let headers = checked(headers);
+    let id = Uuid::now_v7();
+    let server = state
+        .store
+        .create_server(
+            access.org_id(),
+            NewServer {
+                id,
+                slug: checked(slug).to_string(),
+                name: checked(name).as_str().to_owned(),
+                url: checked(url).as_str().to_owned(),
+                header_names: headers.names(),
+                headers_sealed: seal_headers(&state.keys, access.org_id(), id, &headers),
+            },
+            OffsetDateTime::now_utc(),
+        )
+        .await?;
+    tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server registered");
+    Ok((StatusCode::CREATED, Json((&server).into())))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateServerBody {
+    name: Option<String>,
+    url: Option<String>,
+    /// Replaces the whole header set when present (`{}` removes every header).
+    headers: Option<BTreeMap<String, String>>,
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, slug)): Path<(String, String)>,
+    ValidJson(body): ValidJson<UpdateServerBody>,
+) -> ApiResult<Json<ServerView>> {
+    access.require_admin()?;
+    let existing = state
+        .store
+        .server(access.org_id(), &slug)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    let mut checks = Checks::default();
+    let name = body
+        .name
+        .as_deref()
+        .map(|n| checks.field("name", DisplayName::parse(n)));
+    let url = body
+        .url
+        .as_deref()
+        .map(|u| checks.field("url", ServerUrl::parse(u)));
+    let headers = body.headers.as_ref().map(|h| check_headers(&mut checks, h));
+    checks.finish()?;
+    let changes = ServerChanges {
+        name: name.map(|n| checked(n).as_str().to_owned()),
+        url: url.map(|u| checked(u).as_str().to_owned()),
+        headers: headers.map(|h| {
+            let h = checked(h);
+            (
+                h.names(),
+                seal_headers(&state.keys, access.org_id(), existing.id, &h),
+            )
+        }),
+    };
+    let server = state
+        .store
+        .update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc())
+        .await?;
+    tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
+    Ok(Json((&server).into()))
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, slug)): Path<(String, String)>,
+) -> ApiResult<StatusCode> {
+    access.require_admin()?;
+    state.store.delete_server(access.org_id(), &slug).await?;
+    tracing::info!(org = %access.membership.org.slug, server = %slug, "server deleted");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CutOffBody {
+    #[serde(default)]
+    reason: String,
+}
+
+/// Cuts a server off for the whole organisation: it takes no calls until restored.
+pub async fn cut_off(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, slug)): Path<(String, String)>,
+    body: Bytes,
+) -> ApiResult<Json<ServerView>> {
+    access.require_admin()?;
+    // The body is optional: an empty one means "no reason given".
+    let body: CutOffBody = if body.is_empty() {
+        CutOffBody::default()
+    } else {
+        json::parse(&body)?
+    };
+    let reason = body.reason.trim().to_owned();
+    if reason.chars().count() > 500 {
+        return Err(ApiError::field("reason", "must be at most 500 characters"));
+    }
+    let now = OffsetDateTime::now_utc();
+    let cut_off = CutOff {
+        at: now,
+        by: Some(access.user().id),
+        reason,
+    };
+    let server = state
+        .store
+        .set_cut_off(access.org_id(), &slug, Some(cut_off), now)
+        .await?;
+    tracing::info!(org = %access.membership.org.slug, server = %slug, "server cut off");
+    Ok(Json((&server).into()))
+}
+
+pub async fn restore(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, slug)): Path<(String, String)>,
+) -> ApiResult<Json<ServerView>> {
+    access.require_admin()?;
+    let server = state
+        .store
+        .set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc())
+        .await?;
+    tracing::info!(org = %access.membership.org.slug, server = %slug, "server restored");
+    Ok(Json((&server).into()))
+}
+
+fn check_headers(checks: &mut Checks, raw: &BTreeMap<String, String>) -> Option<HeaderSet> {
+    match HeaderSet::parse(raw) {
+        Ok(set) => Some(set),
+        Err(errors) => {
+            for (name, problem) in errors {
+                let field = if name.is_empty() {
+                    "headers".to_owned()
+                } else {
+                    format!("headers.{name}")
+                };
+                checks.push(field, problem.0);
+            }
+            None
+        }
+    }
+}
+
+/// The sealing context ties a ciphertext to its org and server row.
+pub fn header_context(org_id: Uuid, server_id: Uuid) -> Vec<u8> {
+    [
+        org_id.as_bytes().as_slice(),
+        server_id.as_bytes().as_slice(),
+    ]
+    .concat()
+}
+
+fn seal_headers(keys: &Keys, org_id: Uuid, server_id: Uuid, headers: &HeaderSet) -> Vec<u8> {
+    let plain = serde_json::to_vec(headers).expect("a map of strings serializes");
+    keys.seal(&header_context(org_id, server_id), &plain)
+}
+
+/// The header values of a server, for the upstream connection.
+pub fn open_headers(keys: &Keys, server: &crate::storage::Server) -> anyhow::Result<HeaderSet> {
+    let plain = keys.open(
+        &header_context(server.org_id, server.id),
+        &server.headers_sealed,
+    )?;
+    Ok(serde_json::from_slice(&plain)?)
+}

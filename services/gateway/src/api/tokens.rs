@@ -1,0 +1,112 @@
+//! The caller's own API tokens for agents. The secret is returned once, at
+//! creation; only its SHA-256 is stored.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::{Duration, OffsetDateTime};
+
+use super::auth::OrgAccess;
+use super::error::{ApiError, ApiResult};
+use super::json::ValidJson;
+use super::orgs::parse_id;
+use super::views::TokenView;
+use crate::app::AppState;
+use crate::crypto;
+use crate::domain::DisplayName;
+use crate::storage::NewApiToken;
+
+const MAX_LIFETIME_DAYS: u32 = 3650;
+
+#[derive(Serialize)]
+pub struct TokenList {
+    tokens: Vec<TokenView>,
+}
+
+pub async fn list(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<TokenList>> {
+    let tokens = state
+        .store
+        .api_tokens(access.org_id(), access.user().id)
+        .await?;
+    Ok(Json(TokenList {
+        tokens: tokens.iter().map(Into::into).collect(),
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTokenBody {
+    name: String,
+    /// Optional lifetime; tokens without one last until revoked.
+    expires_in_days: Option<u32>,
+}
+
+#[derive(Serialize)]
+pub struct CreatedToken {
+    #[serde(flatten)]
+    token: TokenView,
+    /// The secret, shown this once: `Authorization: Bearer <secret>`.
+    secret: String,
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    ValidJson(body): ValidJson<NewTokenBody>,
+) -> ApiResult<(StatusCode, Json<CreatedToken>)> {
+    let name = DisplayName::parse(&body.name).map_err(|e| ApiError::field("name", e.0))?;
+    let now = OffsetDateTime::now_utc();
+    let expires_at = match body.expires_in_days {
+        None => None,
+        Some(days @ 1..=MAX_LIFETIME_DAYS) => Some(now + Duration::days(i64::from(days))),
+        Some(_) => {
+            return Err(ApiError::field(
+                "expires_in_days",
+                format!("must be between 1 and {MAX_LIFETIME_DAYS}"),
+            ));
+        }
+    };
+    let secret = crypto::new_api_token();
+    let token = state
+        .store
+        .create_api_token(
+            access.org_id(),
+            access.user().id,
+            NewApiToken {
+                name: name.as_str().to_owned(),
+                prefix: secret.display_prefix,
+                secret_hash: crypto::token_hash(&secret.secret),
+                expires_at,
+            },
+            now,
+        )
+        .await?;
+    tracing::info!(org = %access.membership.org.slug, token_id = %token.id, "API token created");
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedToken {
+            token: (&token).into(),
+            secret: secret.secret,
+        }),
+    ))
+}
+
+pub async fn revoke(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, id)): Path<(String, String)>,
+) -> ApiResult<StatusCode> {
+    let id = parse_id(&id)?;
+    state
+        .store
+        .revoke_api_token(
+            access.org_id(),
+            access.user().id,
+            id,
+            OffsetDateTime::now_utc(),
+        )
+        .await?;
+    tracing::info!(org = %access.membership.org.slug, token_id = %id, "API token revoked");
+    Ok(StatusCode::NO_CONTENT)
+}

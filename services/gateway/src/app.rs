@@ -1,0 +1,109 @@
+//! The running service: shared state, start-up, and serving on a socket.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::serve::ListenerExt;
+use time::OffsetDateTime;
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::crypto::{self, Keys, SecretKey};
+use crate::storage::{self, Store};
+
+/// Everything a request handler may need; cheap to clone.
+#[derive(Clone)]
+pub struct AppState(Arc<AppInner>);
+
+pub struct AppInner {
+    pub config: Config,
+    pub store: Arc<dyn Store>,
+    pub keys: Keys,
+}
+
+impl Deref for AppState {
+    type Target = AppInner;
+
+    fn deref(&self) -> &AppInner {
+        &self.0
+    }
+}
+
+impl AppState {
+    pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
+        Self(Arc::new(AppInner {
+            config,
+            store,
+            keys,
+        }))
+    }
+}
+
+/// Opens the database, settles the instance key, and returns the state.
+pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
+    let store = storage::open(&config.database).await?;
+    let secret = instance_secret(&config, store.as_ref()).await?;
+    let keys = Keys::derive(&secret);
+    Ok(AppState::new(config, store, keys))
+}
+
+/// The configured key, or the one kept in the database (generated on the
+/// first start), so every replica on one database signs and seals alike.
+async fn instance_secret(config: &Config, store: &dyn Store) -> anyhow::Result<SecretKey> {
+    if let Some(key) = &config.secret_key {
+        return Ok(key.clone());
+    }
+    let stored = store.instance_secret(&SecretKey::generate()).await?;
+    tracing::warn!(
+        "HERALD_SECRET_KEY is not set: using a key generated on first start and kept in the database. \
+         Production deployments should set HERALD_SECRET_KEY (and keep it out of the database backups' reach)."
+    );
+    SecretKey::parse(&stored)
+        .map_err(|e| anyhow::anyhow!("the stored instance key is unusable: {e}"))
+}
+
+/// On an empty database, mints the one-time setup link and logs it.
+pub async fn announce_setup_link(state: &AppState) -> anyhow::Result<Option<String>> {
+    if state.store.has_users().await? {
+        return Ok(None);
+    }
+    let secret = crypto::link_secret();
+    let expires_at = OffsetDateTime::now_utc() + crate::api::setup::SETUP_LINK_LIFETIME;
+    state
+        .store
+        .put_setup_token(&crypto::token_hash(&secret), expires_at)
+        .await?;
+    let link = state.config.dashboard_link("setup", &secret);
+    tracing::warn!(
+        setup_link = %link,
+        "this Herald has no accounts yet: open the setup link (valid for 24 hours, until the next restart) \
+         to create the first organisation and its owner, or run `herald bootstrap`"
+    );
+    Ok(Some(link))
+}
+
+/// Binds the listener; small replies must not wait for Nagle's algorithm.
+pub async fn bind(config: &Config) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {} (HERALD_LISTEN)", config.listen))
+}
+
+/// Serves until `shutdown` resolves.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let router = crate::api::router(state);
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! The `herald` commands: `serve` (the default) and `bootstrap`.
+
+use std::io::BufRead;
+use std::process::ExitCode;
+
+use time::OffsetDateTime;
+
+use crate::app;
+use crate::config::{BootstrapArgs, Config};
+use crate::crypto::password;
+use crate::domain::{DisplayName, Email, Password, Slug};
+use crate::storage::{self, Conflict, Joiner, NewOrg, NewUser, StoreError};
+
+pub async fn serve(config: Config) -> ExitCode {
+    let state = match app::prepare(config.clone()).await {
+        Ok(state) => state,
+        Err(e) => return fail(&format!("cannot start: {e:#}")),
+    };
+    if let Err(e) = app::announce_setup_link(&state).await {
+        return fail(&format!("cannot prepare the setup link: {e:#}"));
+    }
+    let listener = match app::bind(&config).await {
+        Ok(listener) => listener,
+        Err(e) => return fail(&format!("{e:#}")),
+    };
+    tracing::info!(listen = %config.listen, public_url = %config.public_url, "herald is serving");
+    match app::serve(listener, state, shutdown_signal()).await {
+        Ok(()) => {
+            tracing::info!("herald stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&format!("server error: {e:#}")),
+    }
+}
+
+pub async fn bootstrap(config: Config, args: BootstrapArgs) -> ExitCode {
+    let slug = Slug::parse(&args.org).map_err(|e| format!("--org: {e}"));
+    let org_name = DisplayName::parse(&args.org_name).map_err(|e| format!("--org-name: {e}"));
+    let email = Email::parse(&args.email).map_err(|e| format!("--email: {e}"));
+    let (slug, org_name, email) = match (slug, org_name, email) {
+        (Ok(s), Ok(n), Ok(e)) => (s, n, e),
+        (s, n, e) => {
+            let problems: Vec<String> = [s.err(), n.err(), e.err()].into_iter().flatten().collect();
+            return fail(&problems.join("; "));
+        }
+    };
+    let mut line = String::new();
+    if let Err(e) = std::io::stdin().lock().read_line(&mut line) {
+        return fail(&format!(
+            "cannot read the password from standard input: {e}"
+        ));
+    }
+    let password_text = line.trim_end_matches(['\n', '\r']);
+
+    let store = match storage::open(&config.database).await {
+        Ok(store) => store,
+        Err(e) => return fail(&format!("cannot open the database: {e}")),
+    };
+    let owner = match store.user_by_email(email.as_str()).await {
+        Err(e) => return fail(&format!("database error: {e}")),
+        Ok(Some(existing)) => {
+            println!(
+                "{} already has an account; it becomes the owner and keeps its password",
+                email.as_str()
+            );
+            Joiner::Existing(existing.user.id)
+        }
+        Ok(None) => {
+            let plain = match Password::parse(password_text, Some(email.as_str())) {
+                Ok(p) => p,
+                Err(e) => return fail(&format!("password from standard input: {e}")),
+            };
+            let default_name = email
+                .as_str()
+                .split('@')
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            let name = match DisplayName::parse(args.name.as_deref().unwrap_or(&default_name)) {
+                Ok(n) => n,
+                Err(e) => return fail(&format!("--name: {e}")),
+            };
+            let password_hash = password::hash(plain.expose());
+            Joiner::New(NewUser {
+                email: email.as_str().to_owned(),
+                name: name.as_str().to_owned(),
+                password_hash,
+            })
+        }
+    };
+    let org = NewOrg {
+        slug: slug.to_string(),
+        name: org_name.as_str().to_owned(),
+    };
+    match store
+        .create_org(org, owner, OffsetDateTime::now_utc())
+        .await
+    {
+        Ok((org, user)) => {
+            println!(
+                "created organisation {} ({}) with owner {}",
+                org.slug, org.name, user.email
+            );
+            println!("sign in at {}", config.public_url);
+            ExitCode::SUCCESS
+        }
+        Err(StoreError::Conflict(Conflict::OrgSlugTaken)) => fail(&format!(
+            "organisation {slug} already exists; nothing was changed"
+        )),
+        Err(e) => fail(&format!("bootstrap failed: {e}")),
+    }
+}
+
+/// Prints one line and fails: for problems a person must fix.
+fn fail(message: &str) -> ExitCode {
+    tracing::error!("{message}");
+    eprintln!("herald: {message}");
+    ExitCode::FAILURE
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}

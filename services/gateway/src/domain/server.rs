@@ -1,0 +1,209 @@
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use axum::http::{HeaderName, HeaderValue};
+
+use super::{Invalid, invalid};
+
+/// The Streamable HTTP endpoint of a remote MCP server. `https` is required;
+/// plain `http` is allowed only to loopback, because the registry's headers
+/// usually carry credentials. Credentials in the URL itself are refused: they
+/// belong in the (encrypted) headers.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct ServerUrl(url::Url);
+
+impl ServerUrl {
+    pub const MAX_LEN: usize = 2048;
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        if raw.len() > Self::MAX_LEN {
+            return invalid(format!("must be at most {} characters", Self::MAX_LEN));
+        }
+        let url = match url::Url::parse(raw.trim()) {
+            Ok(url) => url,
+            Err(e) => return invalid(format!("is not a valid URL ({e})")),
+        };
+        let Some(host) = url.host_str() else {
+            return invalid("must include a host");
+        };
+        match url.scheme() {
+            "https" => {}
+            "http" if is_loopback(host) => {}
+            "http" => return invalid("must use https (plain http is allowed only to loopback)"),
+            other => return invalid(format!("must be an https URL, not {other}:")),
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return invalid("may not contain credentials; put them in headers");
+        }
+        if url.fragment().is_some() {
+            return invalid("may not contain a #fragment");
+        }
+        Ok(Self(url))
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    pub fn url(&self) -> &url::Url {
+        &self.0
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Headers Herald sends to an upstream server on the organisation's behalf,
+/// typically `Authorization`. Their values are secrets: encrypted at rest and
+/// never returned. Names that Herald itself manages on the wire are refused.
+#[derive(Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct HeaderSet(BTreeMap<String, String>);
+
+impl HeaderSet {
+    pub const MAX_HEADERS: usize = 32;
+    pub const MAX_VALUE_BYTES: usize = 8192;
+
+    /// Parses `{name: value}`; errors are per header name.
+    pub fn parse(raw: &BTreeMap<String, String>) -> Result<Self, Vec<(String, Invalid)>> {
+        let mut errors = Vec::new();
+        let mut parsed = BTreeMap::new();
+        if raw.len() > Self::MAX_HEADERS {
+            errors.push((
+                String::new(),
+                Invalid(format!("at most {} headers", Self::MAX_HEADERS)),
+            ));
+        }
+        for (name, value) in raw {
+            match Self::parse_one(name, value) {
+                Ok(canonical) => {
+                    if parsed.insert(canonical, value.clone()).is_some() {
+                        errors.push((name.clone(), Invalid("is given twice".into())));
+                    }
+                }
+                Err(e) => errors.push((name.clone(), e)),
+            }
+        }
+        if errors.is_empty() {
+            Ok(Self(parsed))
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn parse_one(name: &str, value: &str) -> Result<String, Invalid> {
+        let Ok(header) = HeaderName::from_bytes(name.as_bytes()) else {
+            return invalid("is not a valid HTTP header name");
+        };
+        let canonical = header.as_str().to_owned();
+        if RESERVED.contains(&canonical.as_str()) || canonical.starts_with("sec-") {
+            return invalid("is managed by Herald and cannot be set");
+        }
+        if value.len() > Self::MAX_VALUE_BYTES {
+            return invalid(format!(
+                "value must be at most {} bytes",
+                Self::MAX_VALUE_BYTES
+            ));
+        }
+        if HeaderValue::from_str(value).is_err() {
+            return invalid("value contains characters not allowed in an HTTP header");
+        }
+        Ok(canonical)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.0.keys().cloned().collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Never print header values, not even in debug output.
+impl std::fmt::Debug for HeaderSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
+}
+
+/// Header names that carry the MCP transport itself or hop-by-hop semantics.
+const RESERVED: &[&str] = &[
+    "accept",
+    "connection",
+    "content-length",
+    "content-type",
+    "cookie",
+    "host",
+    "keep-alive",
+    "last-event-id",
+    "mcp-method",
+    "mcp-name",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "origin",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "traceparent",
+    "tracestate",
+    "transfer-encoding",
+    "upgrade",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert!(ServerUrl::parse("https://mcp.example.com/mcp").is_ok());
+        assert!(ServerUrl::parse("http://127.0.0.1:3901/mcp").is_ok());
+        assert!(ServerUrl::parse("http://localhost:3901/mcp").is_ok());
+        assert!(ServerUrl::parse("http://[::1]:3901/mcp").is_ok());
+        for bad in [
+            "mcp.example.com",
+            "http://mcp.example.com/",
+            "ftp://example.com",
+            "https://user:pw@example.com/",
+            "https://example.com/#x",
+            "javascript:alert(1)",
+        ] {
+            assert!(ServerUrl::parse(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn headers() {
+        let ok: BTreeMap<_, _> = [("Authorization".to_string(), "Bearer abc".to_string())].into();
+        let set = HeaderSet::parse(&ok).unwrap();
+        assert_eq!(set.names(), vec!["authorization"]);
+        assert_eq!(format!("{set:?}"), "[\"authorization\"]");
+        for (name, value) in [
+            ("Host", "x"),
+            ("bad name", "x"),
+            ("x-key", "a\nb"),
+            ("Mcp-Session-Id", "1"),
+        ] {
+            let raw: BTreeMap<_, _> = [(name.to_string(), value.to_string())].into();
+            assert!(
+                HeaderSet::parse(&raw).is_err(),
+                "{name:?} should be refused"
+            );
+        }
+        let dup: BTreeMap<_, _> = [
+            ("X-Key".to_string(), "a".to_string()),
+            ("x-key".to_string(), "b".to_string()),
+        ]
+        .into();
+        assert!(HeaderSet::parse(&dup).is_err());
+    }
+}

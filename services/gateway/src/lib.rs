@@ -1,0 +1,15 @@
+//! Herald, the MCP host gateway: the deployable service.
+//!
+//! Layout: `config` (typed settings), `crypto` (keys, hashing, sealing),
+//! `domain` (newtypes that parse untrusted input), `storage` (one trait, a
+//! PostgreSQL and a SQLite implementation), `api` (the HTTP surface), `app`
+//! (state and serving), `cli` (the `herald` commands), `telemetry` (logs).
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod crypto;
+pub mod domain;
+pub mod storage;
+pub mod telemetry;

@@ -1,0 +1,23 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+use herald_gateway::cli;
+use herald_gateway::config::{Cli, Command, Config};
+use herald_gateway::telemetry;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Cli::parse();
+    let config = match Config::from_raw(&args.settings) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("herald: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    telemetry::init(&config.log_filter, config.log_format);
+    match args.command {
+        None | Some(Command::Serve) => cli::serve(config).await,
+        Some(Command::Bootstrap(bootstrap)) => cli::bootstrap(config, bootstrap).await,
+    }
+}

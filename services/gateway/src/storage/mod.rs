@@ -1,0 +1,364 @@
+//! Durable state. One [`Store`] trait, two implementations: PostgreSQL for
+//! production and replicas, SQLite as the embedded default. Both run the same
+//! SQL (written once in `sql.rs`) against their own migrations, and the same
+//! test suite runs on both.
+//!
+//! Tenant isolation lives here: every org-scoped method takes the org's id and
+//! every org-scoped query is keyed by it, so a handler cannot reach another
+//! organisation's rows even by mistake.
+
+mod postgres;
+mod rows;
+mod sql;
+mod sqlite;
+mod time;
+
+use std::sync::Arc;
+
+use ::time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::config::DatabaseUrl;
+use crate::domain::Role;
+
+pub use self::postgres::PostgresStore;
+pub use self::sqlite::SqliteStore;
+pub use self::time::DbTime;
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    #[error("conflict: {0:?}")]
+    Conflict(Conflict),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("{0}")]
+    Startup(String),
+}
+
+/// A write refused because of what is already stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conflict {
+    OrgSlugTaken,
+    EmailTaken,
+    ServerSlugTaken,
+    TokenNameTaken,
+    /// The change would leave the organisation without an owner.
+    LastOwner,
+    AlreadyMember,
+    /// The one-time setup link was used, expired, or setup already happened.
+    SetupUnavailable,
+    /// The invite link was used, revoked or has expired.
+    InviteUnavailable,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub created_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone)]
+pub struct UserCredentials {
+    pub user: User,
+    pub password_hash: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Org {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub created_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Membership {
+    pub org: Org,
+    pub role: Role,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub user: User,
+    pub role: Role,
+    pub joined_at: OffsetDateTime,
+}
+
+pub struct NewOrg {
+    pub slug: String,
+    pub name: String,
+}
+
+pub struct NewUser {
+    pub email: String,
+    pub name: String,
+    pub password_hash: String,
+}
+
+/// Who becomes a member: an account that exists, or one created on the spot.
+pub enum Joiner {
+    Existing(Uuid),
+    New(NewUser),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invite {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub email: String,
+    pub role: Role,
+    pub created_by: Uuid,
+    pub created_at: OffsetDateTime,
+    pub expires_at: OffsetDateTime,
+}
+
+pub struct NewInvite {
+    pub email: String,
+    pub role: Role,
+    pub token_hash: Vec<u8>,
+    pub created_by: Uuid,
+    pub expires_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiToken {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub user_id: Uuid,
+    pub name: String,
+    pub prefix: String,
+    pub created_at: OffsetDateTime,
+    pub last_used_at: Option<OffsetDateTime>,
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+pub struct NewApiToken {
+    pub name: String,
+    pub prefix: String,
+    pub secret_hash: Vec<u8>,
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// What an API token stands for: one user acting in one organisation.
+#[derive(Debug, Clone)]
+pub struct TokenPrincipal {
+    pub token_id: Uuid,
+    pub last_used_at: Option<OffsetDateTime>,
+    pub user: User,
+    pub membership: Membership,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Server {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub url: String,
+    pub header_names: Vec<String>,
+    /// The header values, sealed with the instance key; see `crypto::Keys::seal`.
+    pub headers_sealed: Vec<u8>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+    pub cut_off: Option<CutOff>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutOff {
+    pub at: OffsetDateTime,
+    pub by: Option<Uuid>,
+    pub reason: String,
+}
+
+pub struct NewServer {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub url: String,
+    pub header_names: Vec<String>,
+    pub headers_sealed: Vec<u8>,
+}
+
+/// A partial update; `None` leaves a field as it is.
+#[derive(Default)]
+pub struct ServerChanges {
+    pub name: Option<String>,
+    pub url: Option<String>,
+    pub headers: Option<(Vec<String>, Vec<u8>)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct StoredPolicy {
+    pub document: serde_json::Value,
+    pub updated_at: OffsetDateTime,
+    pub updated_by: Option<Uuid>,
+}
+
+#[async_trait::async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// A trivial query, for readiness.
+    async fn ping(&self) -> Result<()>;
+
+    // --- the instance ---------------------------------------------------------
+
+    /// The instance secret: `candidate` is stored if none is, and whichever is
+    /// stored is returned, so concurrent first starts agree on one key.
+    async fn instance_secret(&self, candidate: &str) -> Result<String>;
+    async fn has_users(&self) -> Result<bool>;
+    /// Replaces the one-time setup link (only one is ever valid).
+    async fn put_setup_token(&self, token_hash: &[u8], expires_at: OffsetDateTime) -> Result<()>;
+    /// Consumes the setup link and creates the first organisation and owner.
+    async fn complete_setup(
+        &self,
+        token_hash: &[u8],
+        now: OffsetDateTime,
+        org: NewOrg,
+        owner: NewUser,
+    ) -> Result<(Org, User)>;
+
+    // --- accounts and sessions --------------------------------------------------
+
+    /// Creates an organisation with `owner` as its first owner.
+    async fn create_org(
+        &self,
+        org: NewOrg,
+        owner: Joiner,
+        now: OffsetDateTime,
+    ) -> Result<(Org, User)>;
+    async fn user_by_email(&self, email: &str) -> Result<Option<UserCredentials>>;
+    async fn user_by_id(&self, id: Uuid) -> Result<Option<UserCredentials>>;
+    /// Sets a new password hash and ends every session of the user but `keep`.
+    async fn set_password(
+        &self,
+        user_id: Uuid,
+        password_hash: &str,
+        keep: Option<Uuid>,
+        now: OffsetDateTime,
+    ) -> Result<()>;
+    async fn create_session(
+        &self,
+        user_id: Uuid,
+        now: OffsetDateTime,
+        expires_at: OffsetDateTime,
+    ) -> Result<Uuid>;
+    /// The user of a session that has neither ended nor expired.
+    async fn session_user(&self, session_id: Uuid, now: OffsetDateTime) -> Result<Option<User>>;
+    async fn end_session(&self, session_id: Uuid, now: OffsetDateTime) -> Result<()>;
+
+    // --- organisations and members ----------------------------------------------
+
+    async fn memberships(&self, user_id: Uuid) -> Result<Vec<Membership>>;
+    /// The user's membership in the org with this slug; `None` for non-members,
+    /// which callers must treat exactly like a missing org.
+    async fn membership(&self, org_slug: &str, user_id: Uuid) -> Result<Option<Membership>>;
+    async fn members(&self, org_id: Uuid) -> Result<Vec<Member>>;
+    /// Changes a role; refuses to demote the last owner.
+    async fn set_role(&self, org_id: Uuid, user_id: Uuid, role: Role) -> Result<Member>;
+    /// Removes a member (and their API tokens for the org); refuses for the last owner.
+    async fn remove_member(&self, org_id: Uuid, user_id: Uuid) -> Result<()>;
+
+    // --- invites ----------------------------------------------------------------
+
+    async fn create_invite(
+        &self,
+        org_id: Uuid,
+        invite: NewInvite,
+        now: OffsetDateTime,
+    ) -> Result<Invite>;
+    async fn pending_invites(&self, org_id: Uuid, now: OffsetDateTime) -> Result<Vec<Invite>>;
+    async fn revoke_invite(&self, org_id: Uuid, invite_id: Uuid, now: OffsetDateTime)
+    -> Result<()>;
+    /// A usable (pending, unexpired) invite and its org.
+    async fn usable_invite(
+        &self,
+        token_hash: &[u8],
+        now: OffsetDateTime,
+    ) -> Result<Option<(Invite, Org)>>;
+    /// Consumes the invite (first use wins) and adds the member.
+    async fn accept_invite(
+        &self,
+        token_hash: &[u8],
+        joiner: Joiner,
+        now: OffsetDateTime,
+    ) -> Result<(Membership, User)>;
+
+    // --- API tokens ---------------------------------------------------------------
+
+    async fn create_api_token(
+        &self,
+        org_id: Uuid,
+        user_id: Uuid,
+        token: NewApiToken,
+        now: OffsetDateTime,
+    ) -> Result<ApiToken>;
+    /// The user's live (unrevoked) tokens in the org.
+    async fn api_tokens(&self, org_id: Uuid, user_id: Uuid) -> Result<Vec<ApiToken>>;
+    async fn revoke_api_token(
+        &self,
+        org_id: Uuid,
+        user_id: Uuid,
+        token_id: Uuid,
+        now: OffsetDateTime,
+    ) -> Result<()>;
+    /// The principal of a live, unexpired token whose user is still a member.
+    async fn authenticate_api_token(
+        &self,
+        secret_hash: &[u8],
+        now: OffsetDateTime,
+    ) -> Result<Option<TokenPrincipal>>;
+    async fn touch_api_token(&self, token_id: Uuid, now: OffsetDateTime) -> Result<()>;
+
+    // --- the server registry --------------------------------------------------------
+
+    async fn create_server(
+        &self,
+        org_id: Uuid,
+        server: NewServer,
+        now: OffsetDateTime,
+    ) -> Result<Server>;
+    async fn servers(&self, org_id: Uuid) -> Result<Vec<Server>>;
+    async fn server(&self, org_id: Uuid, slug: &str) -> Result<Option<Server>>;
+    async fn update_server(
+        &self,
+        org_id: Uuid,
+        slug: &str,
+        changes: ServerChanges,
+        now: OffsetDateTime,
+    ) -> Result<Server>;
+    /// Cuts a server off for the whole org (`Some`) or restores it (`None`).
+    async fn set_cut_off(
+        &self,
+        org_id: Uuid,
+        slug: &str,
+        cut_off: Option<CutOff>,
+        now: OffsetDateTime,
+    ) -> Result<Server>;
+    async fn delete_server(&self, org_id: Uuid, slug: &str) -> Result<()>;
+
+    // --- policy -----------------------------------------------------------------------
+
+    async fn policy(&self, org_id: Uuid) -> Result<Option<StoredPolicy>>;
+    async fn put_policy(
+        &self,
+        org_id: Uuid,
+        document: &serde_json::Value,
+        by: Uuid,
+        now: OffsetDateTime,
+    ) -> Result<()>;
+}
+
+/// Opens the configured database and applies its migrations.
+pub async fn open(database: &DatabaseUrl) -> Result<Arc<dyn Store>> {
+    Ok(match database {
+        DatabaseUrl::Sqlite { path } => Arc::new(SqliteStore::open(path).await?),
+        DatabaseUrl::Postgres { url } => Arc::new(PostgresStore::open(url).await?),
+    })
+}

@@ -1,0 +1,236 @@
+//! Rows as both databases return them, and their conversion to the models.
+
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use super::{
+    ApiToken, CutOff, DbTime, Invite, Member, Membership, Org, Server, StoredPolicy,
+    TokenPrincipal, User, UserCredentials,
+};
+use crate::domain::Role;
+
+fn role(raw: &str) -> Result<Role, sqlx::Error> {
+    Role::parse(raw).ok_or_else(|| sqlx::Error::Decode(format!("unknown role {raw:?}").into()))
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct UserRow {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub password_hash: String,
+    pub created_at: DbTime,
+}
+
+impl UserRow {
+    pub fn user(self) -> User {
+        User {
+            id: self.id,
+            email: self.email,
+            name: self.name,
+            created_at: self.created_at.0,
+        }
+    }
+
+    pub fn credentials(self) -> UserCredentials {
+        let password_hash = self.password_hash.clone();
+        UserCredentials {
+            user: self.user(),
+            password_hash,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct OrgRow {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub created_at: DbTime,
+}
+
+impl From<OrgRow> for Org {
+    fn from(r: OrgRow) -> Self {
+        Org {
+            id: r.id,
+            slug: r.slug,
+            name: r.name,
+            created_at: r.created_at.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct MembershipRow {
+    pub org_id: Uuid,
+    pub org_slug: String,
+    pub org_name: String,
+    pub org_created_at: DbTime,
+    pub role: String,
+}
+
+impl MembershipRow {
+    pub fn membership(self) -> Result<Membership, sqlx::Error> {
+        Ok(Membership {
+            role: role(&self.role)?,
+            org: Org {
+                id: self.org_id,
+                slug: self.org_slug,
+                name: self.org_name,
+                created_at: self.org_created_at.0,
+            },
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct MemberRow {
+    pub user_id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub user_created_at: DbTime,
+    pub role: String,
+    pub joined_at: DbTime,
+}
+
+impl MemberRow {
+    pub fn member(self) -> Result<Member, sqlx::Error> {
+        Ok(Member {
+            role: role(&self.role)?,
+            joined_at: self.joined_at.0,
+            user: User {
+                id: self.user_id,
+                email: self.email,
+                name: self.name,
+                created_at: self.user_created_at.0,
+            },
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct InviteRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub email: String,
+    pub role: String,
+    pub created_by: Uuid,
+    pub created_at: DbTime,
+    pub expires_at: DbTime,
+}
+
+impl InviteRow {
+    pub fn invite(self) -> Result<Invite, sqlx::Error> {
+        Ok(Invite {
+            role: role(&self.role)?,
+            id: self.id,
+            org_id: self.org_id,
+            email: self.email,
+            created_by: self.created_by,
+            created_at: self.created_at.0,
+            expires_at: self.expires_at.0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ApiTokenRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub user_id: Uuid,
+    pub name: String,
+    pub prefix: String,
+    pub created_at: DbTime,
+    pub last_used_at: Option<DbTime>,
+    pub expires_at: Option<DbTime>,
+}
+
+impl From<ApiTokenRow> for ApiToken {
+    fn from(r: ApiTokenRow) -> Self {
+        ApiToken {
+            id: r.id,
+            org_id: r.org_id,
+            user_id: r.user_id,
+            name: r.name,
+            prefix: r.prefix,
+            created_at: r.created_at.0,
+            last_used_at: r.last_used_at.map(|t| t.0),
+            expires_at: r.expires_at.map(|t| t.0),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct TokenPrincipalRow {
+    pub token_id: Uuid,
+    pub last_used_at: Option<DbTime>,
+    #[sqlx(flatten)]
+    pub user: UserRow,
+    #[sqlx(flatten)]
+    pub membership: MembershipRow,
+}
+
+impl TokenPrincipalRow {
+    pub fn principal(self) -> Result<TokenPrincipal, sqlx::Error> {
+        Ok(TokenPrincipal {
+            token_id: self.token_id,
+            last_used_at: self.last_used_at.map(|t| t.0),
+            user: self.user.user(),
+            membership: self.membership.membership()?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ServerRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub url: String,
+    pub header_names: Json<Vec<String>>,
+    pub headers_sealed: Vec<u8>,
+    pub created_at: DbTime,
+    pub updated_at: DbTime,
+    pub cut_off_at: Option<DbTime>,
+    pub cut_off_by: Option<Uuid>,
+    pub cut_off_reason: Option<String>,
+}
+
+impl From<ServerRow> for Server {
+    fn from(r: ServerRow) -> Self {
+        Server {
+            id: r.id,
+            org_id: r.org_id,
+            slug: r.slug,
+            name: r.name,
+            url: r.url,
+            header_names: r.header_names.0,
+            headers_sealed: r.headers_sealed,
+            created_at: r.created_at.0,
+            updated_at: r.updated_at.0,
+            cut_off: r.cut_off_at.map(|at| CutOff {
+                at: at.0,
+                by: r.cut_off_by,
+                reason: r.cut_off_reason.unwrap_or_default(),
+            }),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct PolicyRow {
+    pub document: Json<serde_json::Value>,
+    pub updated_at: DbTime,
+    pub updated_by: Option<Uuid>,
+}
+
+impl From<PolicyRow> for StoredPolicy {
+    fn from(r: PolicyRow) -> Self {
+        StoredPolicy {
+            document: r.document.0,
+            updated_at: r.updated_at.0,
+            updated_by: r.updated_by,
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! SQLite: the embedded default. One process owns the file at a time; the
+//! lock file next to it makes a second `herald` refuse to start rather than
+//! share the database behind the first one's back.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqlitePool, Transaction};
+
+use super::StoreError;
+use super::sql::impl_store;
+
+pub struct SqliteStore {
+    pub(crate) pool: SqlitePool,
+    /// Held (and so locked) for as long as the store lives.
+    _lock: File,
+}
+
+impl SqliteStore {
+    /// `BEGIN IMMEDIATE` already holds the database's single write lock.
+    const LOCK_ORG: &'static str = "SELECT id FROM orgs WHERE id = $1";
+
+    pub async fn open(path: &Path) -> super::Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::Startup(format!(
+                    "cannot create the database directory {}: {e}",
+                    dir.display()
+                ))
+            })?;
+        }
+        let lock = Self::lock(path)?;
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        Ok(Self { pool, _lock: lock })
+    }
+
+    fn lock(path: &Path) -> super::Result<File> {
+        let mut lock_path = PathBuf::from(path);
+        lock_path.as_mut_os_string().push(".lock");
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| {
+                StoreError::Startup(format!("cannot open {}: {e}", lock_path.display()))
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(file),
+            Err(TryLockError::WouldBlock) => Err(StoreError::Startup(format!(
+                "the SQLite database {} is in use by another herald process; \
+                 SQLite allows one process per file (use PostgreSQL to run several replicas)",
+                path.display()
+            ))),
+            Err(TryLockError::Error(e)) => Err(StoreError::Startup(format!(
+                "cannot lock {}: {e}",
+                lock_path.display()
+            ))),
+        }
+    }
+
+    async fn begin_write(&self) -> sqlx::Result<Transaction<'static, Sqlite>> {
+        self.pool.begin_with("BEGIN IMMEDIATE").await
+    }
+}
+
+impl_store!(SqliteStore, Sqlite);
