@@ -5,10 +5,10 @@ CREATE TABLE instance_settings (
     value TEXT NOT NULL
 );
 
--- At most one one-time setup link is valid at a time.
+-- One-time setup links: one per start of a replica on an empty database, all
+-- valid until the first of them completes setup.
 CREATE TABLE setup_tokens (
-    id         INTEGER PRIMARY KEY CHECK (id = 1),
-    token_hash BYTEA NOT NULL,
+    token_hash BYTEA PRIMARY KEY,
     expires_at TIMESTAMPTZ NOT NULL
 );
 

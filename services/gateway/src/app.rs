@@ -32,11 +32,7 @@ impl Deref for AppState {
 
 impl AppState {
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
-        Self(Arc::new(AppInner {
-            config,
-            store,
-            keys,
-        }))
+        Self(Arc::new(AppInner { config, store, keys }))
     }
 }
 
@@ -59,8 +55,7 @@ async fn instance_secret(config: &Config, store: &dyn Store) -> anyhow::Result<S
         "HERALD_SECRET_KEY is not set: using a key generated on first start and kept in the database. \
          Production deployments should set HERALD_SECRET_KEY (and keep it out of the database backups' reach)."
     );
-    SecretKey::parse(&stored)
-        .map_err(|e| anyhow::anyhow!("the stored instance key is unusable: {e}"))
+    SecretKey::parse(&stored).map_err(|e| anyhow::anyhow!("the stored instance key is unusable: {e}"))
 }
 
 /// On an empty database, mints the one-time setup link and logs it.
@@ -70,14 +65,11 @@ pub async fn announce_setup_link(state: &AppState) -> anyhow::Result<Option<Stri
     }
     let secret = crypto::link_secret();
     let expires_at = OffsetDateTime::now_utc() + crate::api::setup::SETUP_LINK_LIFETIME;
-    state
-        .store
-        .put_setup_token(&crypto::token_hash(&secret), expires_at)
-        .await?;
+    state.store.put_setup_token(&crypto::token_hash(&secret), expires_at).await?;
     let link = state.config.dashboard_link("setup", &secret);
     tracing::warn!(
         setup_link = %link,
-        "this Herald has no accounts yet: open the setup link (valid for 24 hours, until the next restart) \
+        "this Herald has no accounts yet: open the setup link (valid for 24 hours, until setup is done) \
          to create the first organisation and its owner, or run `herald bootstrap`"
     );
     Ok(Some(link))
@@ -102,8 +94,6 @@ pub async fn serve(
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
     });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await?;
     Ok(())
 }

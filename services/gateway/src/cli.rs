@@ -23,7 +23,8 @@ pub async fn serve(config: Config) -> ExitCode {
         Ok(listener) => listener,
         Err(e) => return fail(&format!("{e:#}")),
     };
-    tracing::info!(listen = %config.listen, public_url = %config.public_url, "herald is serving");
+    let listen = listener.local_addr().map_or_else(|_| config.listen.to_string(), |a| a.to_string());
+    tracing::info!(%listen, public_url = %config.public_url, "herald is serving");
     match app::serve(listener, state, shutdown_signal()).await {
         Ok(()) => {
             tracing::info!("herald stopped");
@@ -46,9 +47,7 @@ pub async fn bootstrap(config: Config, args: BootstrapArgs) -> ExitCode {
     };
     let mut line = String::new();
     if let Err(e) = std::io::stdin().lock().read_line(&mut line) {
-        return fail(&format!(
-            "cannot read the password from standard input: {e}"
-        ));
+        return fail(&format!("cannot read the password from standard input: {e}"));
     }
     let password_text = line.trim_end_matches(['\n', '\r']);
 
@@ -70,12 +69,7 @@ pub async fn bootstrap(config: Config, args: BootstrapArgs) -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return fail(&format!("password from standard input: {e}")),
             };
-            let default_name = email
-                .as_str()
-                .split('@')
-                .next()
-                .unwrap_or_default()
-                .to_owned();
+            let default_name = email.as_str().split('@').next().unwrap_or_default().to_owned();
             let name = match DisplayName::parse(args.name.as_deref().unwrap_or(&default_name)) {
                 Ok(n) => n,
                 Err(e) => return fail(&format!("--name: {e}")),
@@ -88,25 +82,16 @@ pub async fn bootstrap(config: Config, args: BootstrapArgs) -> ExitCode {
             })
         }
     };
-    let org = NewOrg {
-        slug: slug.to_string(),
-        name: org_name.as_str().to_owned(),
-    };
-    match store
-        .create_org(org, owner, OffsetDateTime::now_utc())
-        .await
-    {
+    let org = NewOrg { slug: slug.to_string(), name: org_name.as_str().to_owned() };
+    match store.create_org(org, owner, OffsetDateTime::now_utc()).await {
         Ok((org, user)) => {
-            println!(
-                "created organisation {} ({}) with owner {}",
-                org.slug, org.name, user.email
-            );
+            println!("created organisation {} ({}) with owner {}", org.slug, org.name, user.email);
             println!("sign in at {}", config.public_url);
             ExitCode::SUCCESS
         }
-        Err(StoreError::Conflict(Conflict::OrgSlugTaken)) => fail(&format!(
-            "organisation {slug} already exists; nothing was changed"
-        )),
+        Err(StoreError::Conflict(Conflict::OrgSlugTaken)) => {
+            fail(&format!("organisation {slug} already exists; nothing was changed"))
+        }
         Err(e) => fail(&format!("bootstrap failed: {e}")),
     }
 }

@@ -11,11 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::crypto::SecretKey;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "herald",
-    version,
-    about = "Herald: a multi-tenant MCP host gateway"
-)]
+#[command(name = "herald", version, about = "Herald: a multi-tenant MCP host gateway")]
 pub struct Cli {
     #[command(flatten)]
     pub settings: RawSettings,
@@ -55,24 +51,14 @@ pub struct BootstrapArgs {
 #[derive(Debug, Args)]
 pub struct RawSettings {
     /// Address to listen on.
-    #[arg(
-        long,
-        env = "HERALD_LISTEN",
-        default_value = "127.0.0.1:8080",
-        global = true
-    )]
+    #[arg(long, env = "HERALD_LISTEN", default_value = "127.0.0.1:8080", global = true)]
     pub listen: String,
     /// URL at which browsers reach Herald; its origin is the only one allowed to
     /// make cookie-authenticated changes. Defaults to http://<listen>.
     #[arg(long, env = "HERALD_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
     /// sqlite://PATH (the default, embedded) or postgres://… (production, replicas).
-    #[arg(
-        long,
-        env = "HERALD_DATABASE_URL",
-        default_value = "sqlite://data/herald.db",
-        global = true
-    )]
+    #[arg(long, env = "HERALD_DATABASE_URL", default_value = "sqlite://data/herald.db", global = true)]
     pub database_url: String,
     /// Instance secret (at least 32 characters). Generated and kept in the database when unset.
     #[arg(long, env = "HERALD_SECRET_KEY", hide_env_values = true, global = true)]
@@ -81,20 +67,10 @@ pub struct RawSettings {
     #[arg(long, env = "HERALD_LOG_LEVEL", default_value = "info", global = true)]
     pub log_level: String,
     /// Log format: `pretty` for people, `json` for log pipelines.
-    #[arg(
-        long,
-        env = "HERALD_LOG_FORMAT",
-        default_value = "pretty",
-        global = true
-    )]
+    #[arg(long, env = "HERALD_LOG_FORMAT", default_value = "pretty", global = true)]
     pub log_format: String,
     /// How long a dashboard sign-in lasts, in hours.
-    #[arg(
-        long,
-        env = "HERALD_SESSION_HOURS",
-        default_value = "168",
-        global = true
-    )]
+    #[arg(long, env = "HERALD_SESSION_HOURS", default_value = "168", global = true)]
     pub session_hours: String,
 }
 
@@ -131,22 +107,14 @@ pub struct ConfigError {
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "invalid setting {} ({}): {}",
-            self.env, self.flag, self.problem
-        )
+        write!(f, "invalid setting {} ({}): {}", self.env, self.flag, self.problem)
     }
 }
 
 impl std::error::Error for ConfigError {}
 
 fn bad(flag: &'static str, env: &'static str, problem: impl Into<String>) -> ConfigError {
-    ConfigError {
-        flag,
-        env,
-        problem: problem.into(),
-    }
+    ConfigError { flag, env, problem: problem.into() }
 }
 
 impl Config {
@@ -165,17 +133,13 @@ impl Config {
         let database = parse_database_url(&raw.database_url)?;
         let secret_key = match raw.secret_key.as_deref() {
             None | Some("") => None,
-            Some(given) => Some(
-                SecretKey::parse(given).map_err(|p| bad("--secret-key", "HERALD_SECRET_KEY", p))?,
-            ),
+            Some(given) => {
+                Some(SecretKey::parse(given).map_err(|p| bad("--secret-key", "HERALD_SECRET_KEY", p))?)
+            }
         };
         let log_filter = raw.log_level.trim().to_owned();
         tracing_subscriber::EnvFilter::try_new(&log_filter).map_err(|e| {
-            bad(
-                "--log-level",
-                "HERALD_LOG_LEVEL",
-                format!("{log_filter:?} is not a log filter ({e})"),
-            )
+            bad("--log-level", "HERALD_LOG_LEVEL", format!("{log_filter:?} is not a log filter ({e})"))
         })?;
         let log_format = match raw.log_format.trim() {
             "pretty" => LogFormat::Pretty,
@@ -188,20 +152,12 @@ impl Config {
                 ));
             }
         };
-        let session_hours: u64 = raw
-            .session_hours
-            .trim()
-            .parse()
-            .ok()
-            .filter(|h| (1..=24 * 90).contains(h))
-            .ok_or_else(|| {
+        let session_hours: u64 =
+            raw.session_hours.trim().parse().ok().filter(|h| (1..=24 * 90).contains(h)).ok_or_else(|| {
                 bad(
                     "--session-hours",
                     "HERALD_SESSION_HOURS",
-                    format!(
-                        "{:?} is not a whole number of hours from 1 to 2160",
-                        raw.session_hours
-                    ),
+                    format!("{:?} is not a whole number of hours from 1 to 2160", raw.session_hours),
                 )
             })?;
         Ok(Self {
@@ -226,26 +182,18 @@ impl Config {
 
     /// A link into the dashboard; secrets go in the fragment, which browsers never send.
     pub fn dashboard_link(&self, page: &str, secret: &str) -> String {
-        format!(
-            "{}/{page}#token={secret}",
-            self.public_url.as_str().trim_end_matches('/')
-        )
+        format!("{}/{page}#token={secret}", self.public_url.as_str().trim_end_matches('/'))
     }
 }
 
 fn parse_public_url(given: &str) -> Result<url::Url, ConfigError> {
     let problem = |p: String| bad("--public-url", "HERALD_PUBLIC_URL", p);
-    let url = url::Url::parse(given.trim())
-        .map_err(|e| problem(format!("{given:?} is not a URL ({e})")))?;
+    let url = url::Url::parse(given.trim()).map_err(|e| problem(format!("{given:?} is not a URL ({e})")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(problem(format!(
-            "{given:?} must be an http:// or https:// URL with a host"
-        )));
+        return Err(problem(format!("{given:?} must be an http:// or https:// URL with a host")));
     }
     if url.query().is_some() || url.fragment().is_some() || !url.username().is_empty() {
-        return Err(problem(format!(
-            "{given:?} may not carry a query, fragment or credentials"
-        )));
+        return Err(problem(format!("{given:?} may not carry a query, fragment or credentials")));
     }
     Ok(url)
 }
@@ -265,25 +213,16 @@ fn default_public_url(listen: SocketAddr) -> url::Url {
 fn parse_database_url(given: &str) -> Result<DatabaseUrl, ConfigError> {
     let problem = |p: String| bad("--database-url", "HERALD_DATABASE_URL", p);
     let given = given.trim();
-    if let Some(rest) = given
-        .strip_prefix("sqlite://")
-        .or_else(|| given.strip_prefix("sqlite:"))
-    {
+    if let Some(rest) = given.strip_prefix("sqlite://").or_else(|| given.strip_prefix("sqlite:")) {
         let path = rest.split('?').next().unwrap_or_default();
         if path.is_empty() || path == ":memory:" {
-            return Err(problem(
-                "sqlite needs a file path, like sqlite://data/herald.db".into(),
-            ));
+            return Err(problem("sqlite needs a file path, like sqlite://data/herald.db".into()));
         }
-        return Ok(DatabaseUrl::Sqlite {
-            path: PathBuf::from(path),
-        });
+        return Ok(DatabaseUrl::Sqlite { path: PathBuf::from(path) });
     }
     if given.starts_with("postgres://") || given.starts_with("postgresql://") {
         url::Url::parse(given).map_err(|e| problem(format!("not a valid postgres URL ({e})")))?;
-        return Ok(DatabaseUrl::Postgres {
-            url: given.to_owned(),
-        });
+        return Ok(DatabaseUrl::Postgres { url: given.to_owned() });
     }
     Err(problem("must start with sqlite:// or postgres://".into()))
 }
@@ -308,12 +247,7 @@ mod tests {
     fn defaults_are_valid() {
         let config = Config::from_raw(&raw()).unwrap();
         assert_eq!(config.public_origin(), "http://127.0.0.1:8080");
-        assert_eq!(
-            config.database,
-            DatabaseUrl::Sqlite {
-                path: "data/herald.db".into()
-            }
-        );
+        assert_eq!(config.database, DatabaseUrl::Sqlite { path: "data/herald.db".into() });
         assert!(!config.cookies_secure());
     }
 
@@ -322,14 +256,8 @@ mod tests {
         type Mutation = fn(&mut RawSettings);
         let cases: Vec<(Mutation, &str)> = vec![
             (|r| r.listen = "nope".into(), "HERALD_LISTEN"),
-            (
-                |r| r.public_url = Some("ftp://x".into()),
-                "HERALD_PUBLIC_URL",
-            ),
-            (
-                |r| r.database_url = "mysql://x".into(),
-                "HERALD_DATABASE_URL",
-            ),
+            (|r| r.public_url = Some("ftp://x".into()), "HERALD_PUBLIC_URL"),
+            (|r| r.database_url = "mysql://x".into(), "HERALD_DATABASE_URL"),
             (|r| r.secret_key = Some("short".into()), "HERALD_SECRET_KEY"),
             (|r| r.log_level = "loud[".into(), "HERALD_LOG_LEVEL"),
             (|r| r.log_format = "xml".into(), "HERALD_LOG_FORMAT"),
@@ -350,9 +278,6 @@ mod tests {
         settings.public_url = Some("https://herald.example.com".into());
         let config = Config::from_raw(&settings).unwrap();
         assert!(config.cookies_secure());
-        assert_eq!(
-            config.dashboard_link("setup", "abc"),
-            "https://herald.example.com/setup#token=abc"
-        );
+        assert_eq!(config.dashboard_link("setup", "abc"), "https://herald.example.com/setup#token=abc");
     }
 }

@@ -107,9 +107,7 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
 /// SHA-256 of a high-entropy secret (API token, invite or setup token). Such
 /// secrets need no slow hash: guessing 256 random bits is hopeless either way.
 pub fn token_hash(secret: &str) -> Vec<u8> {
-    digest::digest(&digest::SHA256, secret.as_bytes())
-        .as_ref()
-        .to_vec()
+    digest::digest(&digest::SHA256, secret.as_bytes()).as_ref().to_vec()
 }
 
 /// A random URL-safe secret for one-time links.
@@ -141,10 +139,7 @@ pub fn new_api_token() -> NewApiToken {
         }
     }
     let display_prefix = secret[..API_TOKEN_PREFIX.len() + API_TOKEN_DISPLAY_CHARS].to_owned();
-    NewApiToken {
-        secret,
-        display_prefix,
-    }
+    NewApiToken { secret, display_prefix }
 }
 
 /// True when `raw` has the shape of a Herald API token (checked before any lookup).
@@ -162,8 +157,8 @@ pub mod password {
     use std::sync::OnceLock;
 
     pub fn hash(password: &str) -> String {
-        let salt = SaltString::encode_b64(&super::random_bytes::<16>())
-            .expect("16 bytes is a valid salt length");
+        let salt =
+            SaltString::encode_b64(&super::random_bytes::<16>()).expect("16 bytes is a valid salt length");
         Argon2::default()
             .hash_password(password.as_bytes(), &salt)
             .expect("argon2id hashing of a bounded password cannot fail")
@@ -171,11 +166,8 @@ pub mod password {
     }
 
     pub fn verify(password: &str, stored: &str) -> bool {
-        PasswordHash::new(stored).is_ok_and(|parsed| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &parsed)
-                .is_ok()
-        })
+        PasswordHash::new(stored)
+            .is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
     }
 
     /// Spends the same time as a real check, for unknown accounts, so response
@@ -196,10 +188,7 @@ mod tests {
         let keys = Keys::derive(&SecretKey::parse(&"k".repeat(40)).unwrap());
         let sealed = keys.seal(b"org1/server1", b"Bearer secret");
         assert!(!sealed.windows(6).any(|w| w == b"secret"));
-        assert_eq!(
-            keys.open(b"org1/server1", &sealed).unwrap(),
-            b"Bearer secret"
-        );
+        assert_eq!(keys.open(b"org1/server1", &sealed).unwrap(), b"Bearer secret");
         assert!(keys.open(b"org2/server1", &sealed).is_err());
         let other = Keys::derive(&SecretKey::parse(&"j".repeat(40)).unwrap());
         assert!(other.open(b"org1/server1", &sealed).is_err());

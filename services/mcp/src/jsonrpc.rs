@@ -62,11 +62,8 @@ pub const PROTOCOL_VERSION_2026_07_28: &str = "2026-07-28";
 /// The newest revision Herald speaks.
 pub const LATEST_PROTOCOL_VERSION: &str = PROTOCOL_VERSION_2026_07_28;
 /// Every revision Herald speaks, newest first.
-pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 3] = [
-    PROTOCOL_VERSION_2026_07_28,
-    PROTOCOL_VERSION_2025_11_25,
-    PROTOCOL_VERSION_2025_06_18,
-];
+pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 3] =
+    [PROTOCOL_VERSION_2026_07_28, PROTOCOL_VERSION_2025_11_25, PROTOCOL_VERSION_2025_06_18];
 
 /// The two generations of the protocol (see `mcp-notes.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -83,9 +80,7 @@ impl ProtocolGeneration {
     /// any other string (older revisions have no elicitation at all).
     pub fn of(version: &str) -> Option<ProtocolGeneration> {
         match version {
-            PROTOCOL_VERSION_2025_06_18 | PROTOCOL_VERSION_2025_11_25 => {
-                Some(ProtocolGeneration::Legacy)
-            }
+            PROTOCOL_VERSION_2025_06_18 | PROTOCOL_VERSION_2025_11_25 => Some(ProtocolGeneration::Legacy),
             PROTOCOL_VERSION_2026_07_28 => Some(ProtocolGeneration::Modern),
             _ => None,
         }
@@ -159,11 +154,7 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error without data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        Self { code, message: message.into(), data: None }
     }
 
     /// The same error with `data`.
@@ -251,18 +242,14 @@ impl MessageError {
 
     /// The error response to send back for this error.
     pub fn to_response(&self) -> Message {
-        Message::Error {
-            id: self.id().cloned(),
-            error: ErrorObject::new(self.code(), self.to_string()),
-        }
+        Message::Error { id: self.id().cloned(), error: ErrorObject::new(self.code(), self.to_string()) }
     }
 }
 
 impl Message {
     /// Parses and classifies one message from its bytes.
     pub fn parse(bytes: &[u8]) -> Result<Message, MessageError> {
-        let raw: &RawValue =
-            serde_json::from_slice(bytes).map_err(|e| MessageError::Parse(e.to_string()))?;
+        let raw: &RawValue = serde_json::from_slice(bytes).map_err(|e| MessageError::Parse(e.to_string()))?;
         let text = raw.get();
         match text.as_bytes().first() {
             Some(b'[') => return Err(MessageError::Batch),
@@ -274,10 +261,8 @@ impl Message {
                 });
             }
         }
-        let env: Envelope = serde_json::from_str(text).map_err(|e| MessageError::Invalid {
-            id: None,
-            reason: e.to_string(),
-        })?;
+        let env: Envelope = serde_json::from_str(text)
+            .map_err(|e| MessageError::Invalid { id: None, reason: e.to_string() })?;
         env.classify()
     }
 
@@ -288,24 +273,13 @@ impl Message {
     }
 
     /// A request.
-    pub fn request(
-        id: RequestId,
-        method: impl Into<String>,
-        params: Option<Box<RawValue>>,
-    ) -> Self {
-        Message::Request {
-            id,
-            method: method.into(),
-            params,
-        }
+    pub fn request(id: RequestId, method: impl Into<String>, params: Option<Box<RawValue>>) -> Self {
+        Message::Request { id, method: method.into(), params }
     }
 
     /// A notification.
     pub fn notification(method: impl Into<String>, params: Option<Box<RawValue>>) -> Self {
-        Message::Notification {
-            method: method.into(),
-            params,
-        }
+        Message::Notification { method: method.into(), params }
     }
 
     /// A success response.
@@ -315,10 +289,7 @@ impl Message {
 
     /// An error response.
     pub fn error(id: Option<RequestId>, code: i64, message: impl Into<String>) -> Self {
-        Message::Error {
-            id,
-            error: ErrorObject::new(code, message),
-        }
+        Message::Error { id, error: ErrorObject::new(code, message) }
     }
 
     /// The id of a request or response.
@@ -341,9 +312,7 @@ impl Message {
     /// The params of a request or notification.
     pub fn params(&self) -> Option<&RawValue> {
         match self {
-            Message::Request { params, .. } | Message::Notification { params, .. } => {
-                params.as_deref()
-            }
+            Message::Request { params, .. } | Message::Notification { params, .. } => params.as_deref(),
             _ => None,
         }
     }
@@ -423,9 +392,7 @@ impl<'de> Deserialize<'de> for Envelope {
                         }
                     };
                     if slot.is_some() {
-                        return Err(de::Error::custom(format!(
-                            "the member {key:?} appears more than once"
-                        )));
+                        return Err(de::Error::custom(format!("the member {key:?} appears more than once")));
                     }
                     *slot = Some(map.next_value::<Box<RawValue>>()?);
                 }
@@ -444,10 +411,7 @@ impl Envelope {
     fn classify(self) -> Result<Message, MessageError> {
         let id_value = self.id.as_deref().map(to_value);
         let id = id_value.as_ref().and_then(RequestId::from_value);
-        let invalid = |reason: &str| MessageError::Invalid {
-            id: id.clone(),
-            reason: reason.to_owned(),
-        };
+        let invalid = |reason: &str| MessageError::Invalid { id: id.clone(), reason: reason.to_owned() };
 
         match self.jsonrpc.as_deref().map(to_value) {
             None => return Err(invalid("the member \"jsonrpc\": \"2.0\" is missing")),
@@ -475,9 +439,7 @@ impl Envelope {
                 return Err(invalid("\"method\" must be a string"));
             };
             if self.result.is_some() || self.error.is_some() {
-                return Err(invalid(
-                    "a message with \"method\" must not also carry \"result\" or \"error\"",
-                ));
+                return Err(invalid("a message with \"method\" must not also carry \"result\" or \"error\""));
             }
             let params = match self.params {
                 None => None,
@@ -496,9 +458,9 @@ impl Envelope {
         }
 
         match (self.result, self.error) {
-            (Some(_), Some(_)) => Err(invalid(
-                "a response must carry either \"result\" or \"error\", not both",
-            )),
+            (Some(_), Some(_)) => {
+                Err(invalid("a response must carry either \"result\" or \"error\", not both"))
+            }
             (None, None) => Err(invalid(
                 "a message must carry \"method\" (request or notification), \"result\" or \"error\" (response)",
             )),
@@ -555,27 +517,14 @@ mod tests {
         assert_eq!(HEADER_MISMATCH, -32020);
         assert_eq!(MISSING_CLIENT_CAPABILITY, -32021);
         assert_eq!(UNSUPPORTED_PROTOCOL_VERSION, -32022);
-        assert_eq!(
-            ProtocolGeneration::of("2025-06-18"),
-            Some(ProtocolGeneration::Legacy)
-        );
-        assert_eq!(
-            ProtocolGeneration::of("2025-11-25"),
-            Some(ProtocolGeneration::Legacy)
-        );
-        assert_eq!(
-            ProtocolGeneration::of("2026-07-28"),
-            Some(ProtocolGeneration::Modern)
-        );
+        assert_eq!(ProtocolGeneration::of("2025-06-18"), Some(ProtocolGeneration::Legacy));
+        assert_eq!(ProtocolGeneration::of("2025-11-25"), Some(ProtocolGeneration::Legacy));
+        assert_eq!(ProtocolGeneration::of("2026-07-28"), Some(ProtocolGeneration::Modern));
         assert_eq!(ProtocolGeneration::of("2025-03-26"), None);
         assert_eq!(ProtocolGeneration::of(""), None);
         assert_eq!(ProtocolGeneration::of(" 2026-07-28"), None);
         assert_eq!(LATEST_PROTOCOL_VERSION, "2026-07-28");
-        assert!(
-            SUPPORTED_PROTOCOL_VERSIONS
-                .iter()
-                .all(|v| ProtocolGeneration::of(v).is_some())
-        );
+        assert!(SUPPORTED_PROTOCOL_VERSIONS.iter().all(|v| ProtocolGeneration::of(v).is_some()));
     }
 
     #[test]
@@ -587,21 +536,13 @@ mod tests {
         assert_ne!(a.id(), b.id());
         assert_eq!(RequestId::Integer(1).to_string(), "1");
         assert_eq!(RequestId::from("1").to_string(), "\"1\"");
-        assert_eq!(
-            serde_json::to_value(RequestId::from(-3)).unwrap(),
-            json!(-3)
-        );
-        assert_eq!(
-            serde_json::from_value::<RequestId>(json!("x")).unwrap(),
-            RequestId::from("x")
-        );
+        assert_eq!(serde_json::to_value(RequestId::from(-3)).unwrap(), json!(-3));
+        assert_eq!(serde_json::from_value::<RequestId>(json!("x")).unwrap(), RequestId::from("x"));
         assert!(serde_json::from_value::<RequestId>(json!(1.5)).is_err());
         assert!(serde_json::from_value::<RequestId>(json!(null)).is_err());
         // 0 is a real id (the TypeScript SDK starts there).
         assert_eq!(
-            parse(r#"{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{}}"#)
-                .unwrap()
-                .id(),
+            parse(r#"{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{}}"#).unwrap().id(),
             Some(&RequestId::Integer(0))
         );
     }
@@ -641,10 +582,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"timeout"}}"#,
         )
         .unwrap();
-        assert_eq!(
-            m.params().unwrap().get(),
-            r#"{"requestId":3,"reason":"timeout"}"#
-        );
+        assert_eq!(m.params().unwrap().get(), r#"{"requestId":3,"reason":"timeout"}"#);
         // params: null is read as absent; array params are allowed.
         let m = parse(r#"{"jsonrpc":"2.0","method":"x","params":null}"#).unwrap();
         assert!(m.params().is_none());
@@ -654,15 +592,14 @@ mod tests {
 
     #[test]
     fn classifies_responses() {
-        let m = parse(r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_required","requestState":"q w=="}}"#)
-            .unwrap();
+        let m = parse(
+            r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_required","requestState":"q w=="}}"#,
+        )
+        .unwrap();
         match &m {
             Message::Response { id, result } => {
                 assert_eq!(id, &RequestId::Integer(7));
-                assert_eq!(
-                    result.get(),
-                    r#"{"resultType":"input_required","requestState":"q w=="}"#
-                );
+                assert_eq!(result.get(), r#"{"resultType":"input_required","requestState":"q w=="}"#);
             }
             other => panic!("{other:?}"),
         }
@@ -672,10 +609,7 @@ mod tests {
             parse(r#"{"jsonrpc":"2.0","id":7,"result":null}"#).unwrap(),
             Message::Response { .. }
         ));
-        let round = Message::response(
-            RequestId::from("r"),
-            RawValue::from_string("{}".into()).unwrap(),
-        );
+        let round = Message::response(RequestId::from("r"), RawValue::from_string("{}".into()).unwrap());
         assert_eq!(round.to_json(), r#"{"jsonrpc":"2.0","id":"r","result":{}}"#);
     }
 
@@ -690,15 +624,11 @@ mod tests {
                 assert_eq!(id, &Some(RequestId::Integer(3)));
                 assert_eq!(error.code, URL_ELICITATION_REQUIRED);
                 assert_eq!(error.message, "URL elicitation required");
-                assert_eq!(
-                    error.data.as_ref().unwrap().get(),
-                    r#"{"elicitations":[{"mode":"url"}]}"#
-                );
+                assert_eq!(error.data.as_ref().unwrap().get(), r#"{"elicitations":[{"mode":"url"}]}"#);
             }
             other => panic!("{other:?}"),
         }
-        let m = parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#)
-            .unwrap();
+        let m = parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#).unwrap();
         assert!(matches!(m, Message::Error { id: None, .. }));
         let m = parse(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"bad"}}"#).unwrap();
         assert!(matches!(m, Message::Error { id: None, .. }));
@@ -739,10 +669,8 @@ mod tests {
 
     #[test]
     fn from_value_classifies_too() {
-        let m = Message::from_value(
-            &json!({"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"a": 1}}),
-        )
-        .unwrap();
+        let m = Message::from_value(&json!({"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"a": 1}}))
+            .unwrap();
         assert_eq!(m.params().unwrap().get(), r#"{"a":1}"#);
         assert!(matches!(
             Message::from_value(&json!([{"jsonrpc": "2.0", "method": "x"}])),
@@ -780,82 +708,32 @@ mod tests {
     fn rejects_invalid_envelopes() {
         invalid("5", "must be a JSON object");
         invalid("\"x\"", "must be a JSON object");
-        let e = invalid(
-            r#"{"id":1,"method":"ping"}"#,
-            "\"jsonrpc\": \"2.0\" is missing",
-        );
+        let e = invalid(r#"{"id":1,"method":"ping"}"#, "\"jsonrpc\": \"2.0\" is missing");
         assert_eq!(e.id(), Some(&RequestId::Integer(1)));
-        invalid(
-            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
-            "must be \"2.0\"",
-        );
-        invalid(
-            r#"{"jsonrpc":2.0,"id":1,"method":"ping"}"#,
-            "must be \"2.0\"",
-        );
-        let e = invalid(
-            r#"{"jsonrpc":"2.0","id":"r","result":{},"error":{"code":1,"message":"m"}}"#,
-            "not both",
-        );
+        invalid(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, "must be \"2.0\"");
+        invalid(r#"{"jsonrpc":2.0,"id":1,"method":"ping"}"#, "must be \"2.0\"");
+        let e =
+            invalid(r#"{"jsonrpc":"2.0","id":"r","result":{},"error":{"code":1,"message":"m"}}"#, "not both");
         assert_eq!(e.id(), Some(&RequestId::from("r")));
         invalid(r#"{"jsonrpc":"2.0","id":1}"#, "must carry \"method\"");
         invalid(r#"{"jsonrpc":"2.0"}"#, "must carry \"method\"");
-        invalid(
-            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
-            "\"method\" must be a string",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#,
-            "must not also carry",
-        );
+        invalid(r#"{"jsonrpc":"2.0","id":1,"method":7}"#, "\"method\" must be a string");
+        invalid(r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#, "must not also carry");
         invalid(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#, "found null");
-        invalid(
-            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
-            "found a number",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#,
-            "found an object",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":true,"result":{}}"#,
-            "found a boolean",
-        );
+        invalid(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#, "found a number");
+        invalid(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#, "found an object");
+        invalid(r#"{"jsonrpc":"2.0","id":true,"result":{}}"#, "found a boolean");
         invalid(r#"{"jsonrpc":"2.0","result":{}}"#, "must carry the \"id\"");
         invalid(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#, "found null");
-        invalid(
-            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":5}"#,
-            "object or an array",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}"#,
-            "object or an array",
-        );
-        let e = invalid(
-            r#"{"jsonrpc":"2.0","id":4,"error":{"message":"m"}}"#,
-            "integer \"code\"",
-        );
+        invalid(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":5}"#, "object or an array");
+        invalid(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}"#, "object or an array");
+        let e = invalid(r#"{"jsonrpc":"2.0","id":4,"error":{"message":"m"}}"#, "integer \"code\"");
         assert_eq!(e.id(), Some(&RequestId::Integer(4)));
-        invalid(
-            r#"{"jsonrpc":"2.0","id":4,"error":{"code":"1","message":"m"}}"#,
-            "\"code\"",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":4,"error":{"code":1}}"#,
-            "\"message\"",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":4,"error":"boom"}"#,
-            "\"error\" must be an object",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
-            "appears more than once",
-        );
-        invalid(
-            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"a"}"#,
-            "appears more than once",
-        );
+        invalid(r#"{"jsonrpc":"2.0","id":4,"error":{"code":"1","message":"m"}}"#, "\"code\"");
+        invalid(r#"{"jsonrpc":"2.0","id":4,"error":{"code":1}}"#, "\"message\"");
+        invalid(r#"{"jsonrpc":"2.0","id":4,"error":"boom"}"#, "\"error\" must be an object");
+        invalid(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#, "appears more than once");
+        invalid(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"a"}"#, "appears more than once");
     }
 
     #[test]

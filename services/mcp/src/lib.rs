@@ -42,9 +42,9 @@ pub mod elicitation;
 pub mod jsonrpc;
 
 pub use elicitation::{
-    ElicitAction, ElicitRequest, ElicitResult, ElicitationMode, EnumOption, Field, FieldError,
-    FieldKind, MAX_ENUM_OPTIONS, MAX_MESSAGE_CHARS, MAX_PROPERTIES, MAX_PROPERTY_NAME_CHARS,
-    MAX_SCHEMA_BYTES, MAX_URL_CHARS, RequestedSchema, SchemaError, TOLERATED_KEYWORDS, TextFormat,
-    parse_elicit_params, parse_requested_schema, validate_content,
+    ElicitAction, ElicitRequest, ElicitResult, ElicitationMode, EnumOption, Field, FieldError, FieldKind,
+    MAX_ENUM_OPTIONS, MAX_MESSAGE_CHARS, MAX_PROPERTIES, MAX_PROPERTY_NAME_CHARS, MAX_SCHEMA_BYTES,
+    MAX_URL_CHARS, RequestedSchema, SchemaError, TOLERATED_KEYWORDS, TextFormat, parse_elicit_params,
+    parse_requested_schema, validate_content,
 };
 pub use jsonrpc::{ErrorObject, Message, MessageError, ProtocolGeneration, RequestId};

@@ -10,9 +10,7 @@
 // `3.14` is the server's own default, not an approximation of π.
 #![allow(clippy::approx_constant)]
 
-use herald_mcp::{
-    ElicitRequest, FieldError, FieldKind, TextFormat, parse_elicit_params, validate_content,
-};
+use herald_mcp::{ElicitRequest, FieldError, FieldKind, TextFormat, parse_elicit_params, validate_content};
 use serde_json::{Map, Value, json};
 
 fn everything_params() -> Value {
@@ -168,37 +166,12 @@ fn parses_every_variant() {
 
     assert!(schema.field("name").unwrap().required);
     assert_eq!(schema.fields.iter().filter(|f| f.required).count(), 1);
-    assert_eq!(
-        schema.field("name").unwrap().title.as_deref(),
-        Some("String")
-    );
-    assert_eq!(
-        schema.field("name").unwrap().description.as_deref(),
-        Some("Your full, legal name")
-    );
+    assert_eq!(schema.field("name").unwrap().title.as_deref(), Some("String"));
+    assert_eq!(schema.field("name").unwrap().description.as_deref(), Some("Your full, legal name"));
 
-    assert!(matches!(
-        kind("email"),
-        FieldKind::Text {
-            format: Some(TextFormat::Email),
-            default: None,
-            ..
-        }
-    ));
-    assert!(matches!(
-        kind("homepage"),
-        FieldKind::Text {
-            format: Some(TextFormat::Uri),
-            ..
-        }
-    ));
-    assert!(matches!(
-        kind("birthdate"),
-        FieldKind::Text {
-            format: Some(TextFormat::Date),
-            ..
-        }
-    ));
+    assert!(matches!(kind("email"), FieldKind::Text { format: Some(TextFormat::Email), default: None, .. }));
+    assert!(matches!(kind("homepage"), FieldKind::Text { format: Some(TextFormat::Uri), .. }));
+    assert!(matches!(kind("birthdate"), FieldKind::Text { format: Some(TextFormat::Date), .. }));
     assert_eq!(
         kind("firstLine"),
         &FieldKind::Text {
@@ -211,56 +184,27 @@ fn parses_every_variant() {
     assert_eq!(kind("check"), &FieldKind::Boolean { default: None });
     assert_eq!(
         kind("integer"),
-        &FieldKind::Number {
-            integer: true,
-            minimum: Some(1.0),
-            maximum: Some(100.0),
-            default: Some(42.0)
-        }
+        &FieldKind::Number { integer: true, minimum: Some(1.0), maximum: Some(100.0), default: Some(42.0) }
     );
     assert_eq!(
         kind("number"),
-        &FieldKind::Number {
-            integer: false,
-            minimum: Some(0.0),
-            maximum: Some(1000.0),
-            default: Some(3.14)
-        }
+        &FieldKind::Number { integer: false, minimum: Some(0.0), maximum: Some(1000.0), default: Some(3.14) }
     );
 
     let options = |n: &str| -> Vec<(String, Option<String>)> {
         match kind(n) {
             FieldKind::SingleSelect { options, .. } | FieldKind::MultiSelect { options, .. } => {
-                options
-                    .iter()
-                    .map(|o| (o.value.clone(), o.title.clone()))
-                    .collect()
+                options.iter().map(|o| (o.value.clone(), o.title.clone())).collect()
             }
             other => panic!("{n}: {other:?}"),
         }
     };
     assert_eq!(options("untitledSingleSelectEnum").len(), 6);
-    assert!(
-        options("untitledSingleSelectEnum")
-            .iter()
-            .all(|(_, t)| t.is_none())
-    );
-    assert_eq!(
-        options("titledSingleSelectEnum")[1],
-        ("hero-2".to_owned(), Some("Green Lantern".to_owned()))
-    );
-    assert_eq!(
-        options("legacyTitledEnum")[4],
-        ("pet-5".to_owned(), Some("Reptiles".to_owned()))
-    );
-    assert_eq!(
-        options("untitledMultipleSelectEnum")[0],
-        ("Guitar".to_owned(), None)
-    );
-    assert_eq!(
-        options("titledMultipleSelectEnum")[2],
-        ("fish-3".to_owned(), Some("Trout".to_owned()))
-    );
+    assert!(options("untitledSingleSelectEnum").iter().all(|(_, t)| t.is_none()));
+    assert_eq!(options("titledSingleSelectEnum")[1], ("hero-2".to_owned(), Some("Green Lantern".to_owned())));
+    assert_eq!(options("legacyTitledEnum")[4], ("pet-5".to_owned(), Some("Reptiles".to_owned())));
+    assert_eq!(options("untitledMultipleSelectEnum")[0], ("Guitar".to_owned(), None));
+    assert_eq!(options("titledMultipleSelectEnum")[2], ("fish-3".to_owned(), Some("Trout".to_owned())));
     assert!(matches!(
         kind("untitledMultipleSelectEnum"),
         FieldKind::MultiSelect { min_items: Some(1), max_items: Some(3), default: Some(d), .. } if d == &["Guitar"]
@@ -272,12 +216,8 @@ fn parses_every_variant() {
 
     // Fields come in serde_json's map order.
     let params = everything_params();
-    let expected: Vec<&str> = params["requestedSchema"]["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let expected: Vec<&str> =
+        params["requestedSchema"]["properties"].as_object().unwrap().keys().map(String::as_str).collect();
     let got: Vec<&str> = schema.properties().map(|(n, _)| n).collect();
     assert_eq!(got, expected);
 
@@ -349,48 +289,19 @@ fn wrong_answer_lists_every_error() {
     });
     let errors = validate_content(&schema, Some(&answer)).unwrap_err();
     let by_field = |f: &str| -> &FieldError {
-        errors
-            .iter()
-            .find(|e| e.field == f)
-            .unwrap_or_else(|| panic!("no error for {f}: {errors:?}"))
+        errors.iter().find(|e| e.field == f).unwrap_or_else(|| panic!("no error for {f}: {errors:?}"))
     };
     assert_eq!(by_field("name").message, "is required");
-    assert!(
-        by_field("check")
-            .message
-            .starts_with("must be true or false")
-    );
+    assert!(by_field("check").message.starts_with("must be true or false"));
     assert_eq!(by_field("email").message, "must be an email address");
-    assert!(
-        by_field("homepage")
-            .message
-            .starts_with("must be an absolute URI")
-    );
-    assert_eq!(
-        by_field("birthdate").message,
-        "must be a date as YYYY-MM-DD"
-    );
+    assert!(by_field("homepage").message.starts_with("must be an absolute URI"));
+    assert_eq!(by_field("birthdate").message, "must be a date as YYYY-MM-DD");
     assert_eq!(by_field("integer").message, "must be at most 100");
-    assert_eq!(
-        by_field("untitledSingleSelectEnum").message,
-        "\"Gunther\" is not one of the options"
-    );
-    assert_eq!(
-        by_field("untitledMultipleSelectEnum").message,
-        "\"Piano\" is selected more than once"
-    );
-    assert_eq!(
-        by_field("titledSingleSelectEnum").message,
-        "\"Superman\" is not one of the options"
-    );
-    assert_eq!(
-        by_field("titledMultipleSelectEnum").message,
-        "must select at least 1 option"
-    );
-    assert_eq!(
-        by_field("legacyTitledEnum").message,
-        "\"Cats\" is not one of the options"
-    );
+    assert_eq!(by_field("untitledSingleSelectEnum").message, "\"Gunther\" is not one of the options");
+    assert_eq!(by_field("untitledMultipleSelectEnum").message, "\"Piano\" is selected more than once");
+    assert_eq!(by_field("titledSingleSelectEnum").message, "\"Superman\" is not one of the options");
+    assert_eq!(by_field("titledMultipleSelectEnum").message, "must select at least 1 option");
+    assert_eq!(by_field("legacyTitledEnum").message, "\"Cats\" is not one of the options");
     assert_eq!(by_field("favoriteColor").message, "is not in the form");
     // number 12.5 is fine; everything else is reported, exactly once each.
     assert!(errors.iter().all(|e| e.field != "number"));
@@ -415,22 +326,11 @@ fn type_mismatches_are_reported() {
     )
     .unwrap_err();
     let msgs: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert!(msgs.contains(&"name: must be a string, found an integer".to_owned()), "{msgs:?}");
+    assert!(msgs.contains(&"integer: must be an integer, found 4.2".to_owned()), "{msgs:?}");
+    assert!(msgs.contains(&"number: must be a number, found a string".to_owned()), "{msgs:?}");
     assert!(
-        msgs.contains(&"name: must be a string, found an integer".to_owned()),
-        "{msgs:?}"
-    );
-    assert!(
-        msgs.contains(&"integer: must be an integer, found 4.2".to_owned()),
-        "{msgs:?}"
-    );
-    assert!(
-        msgs.contains(&"number: must be a number, found a string".to_owned()),
-        "{msgs:?}"
-    );
-    assert!(
-        msgs.contains(
-            &"untitledMultipleSelectEnum: must be an array of strings, found a string".to_owned()
-        ),
+        msgs.contains(&"untitledMultipleSelectEnum: must be an array of strings, found a string".to_owned()),
         "{msgs:?}"
     );
     assert!(
@@ -446,10 +346,7 @@ fn extended_form_with_date_time_and_pattern() {
     assert_eq!(schema.fields.len(), 15);
     assert!(matches!(
         schema.field("meetingTime").unwrap().kind,
-        FieldKind::Text {
-            format: Some(TextFormat::DateTime),
-            ..
-        }
+        FieldKind::Text { format: Some(TextFormat::DateTime), .. }
     ));
     // `pattern` is tolerated and not enforced.
     let content = validate_content(
@@ -482,9 +379,6 @@ fn decline_and_cancel_need_no_content() {
     let v = serde_json::to_value(ElicitResult::accept_form(content)).unwrap();
     assert_eq!(v["action"], "accept");
     assert_eq!(v["content"]["integer"], 42);
-    assert_eq!(
-        serde_json::to_value(ElicitResult::decline()).unwrap(),
-        json!({"action": "decline"})
-    );
+    assert_eq!(serde_json::to_value(ElicitResult::decline()).unwrap(), json!({"action": "decline"}));
     assert_eq!(ElicitAction::Cancel.as_str(), "cancel");
 }

@@ -39,12 +39,8 @@ impl OrgPolicy {
     /// point at the index the admin sent. Normalising twice changes nothing.
     #[must_use]
     pub fn normalized(mut self) -> Self {
-        normalize_each(&mut self.credential_ask.extra_terms, |t| {
-            t.trim().to_owned()
-        });
-        normalize_each(&mut self.credential_ask.allow_terms, |t| {
-            t.trim().to_owned()
-        });
+        normalize_each(&mut self.credential_ask.extra_terms, |t| t.trim().to_owned());
+        normalize_each(&mut self.credential_ask.allow_terms, |t| t.trim().to_owned());
         normalize_each(&mut self.url_mode.allow_domains, domain::canonical);
         normalize_each(&mut self.url_mode.deny_domains, domain::canonical);
         self
@@ -124,10 +120,7 @@ pub struct DeclineMemoryPolicy {
 
 impl Default for DeclineMemoryPolicy {
     fn default() -> Self {
-        Self {
-            window_secs: 86_400,
-            pestering_threshold: 3,
-        }
+        Self { window_secs: 86_400, pestering_threshold: 3 }
     }
 }
 
@@ -186,11 +179,7 @@ pub struct UrlModePolicy {
 
 impl Default for UrlModePolicy {
     fn default() -> Self {
-        Self {
-            enabled: true,
-            allow_domains: Vec::new(),
-            deny_domains: Vec::new(),
-        }
+        Self { enabled: true, allow_domains: Vec::new(), deny_domains: Vec::new() }
     }
 }
 
@@ -231,8 +220,6 @@ pub struct RetentionPolicy {
 
 impl Default for RetentionPolicy {
     fn default() -> Self {
-        Self {
-            accepted_content_days: 30,
-        }
+        Self { accepted_content_days: 30 }
     }
 }

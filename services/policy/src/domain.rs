@@ -59,10 +59,7 @@ pub(crate) fn check(name: &str) -> Result<(), DomainProblem> {
     if name.len() > MAX_DOMAIN_LEN {
         return Err(DomainProblem::TooLong);
     }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
-    {
+    if !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.') {
         return Err(DomainProblem::BadCharacter);
     }
     check_labels(name)
@@ -79,15 +76,10 @@ fn check_labels(name: &str) -> Result<(), DomainProblem> {
     if labels.iter().any(|label| label.len() > MAX_LABEL_LEN) {
         return Err(DomainProblem::LongLabel);
     }
-    if labels
-        .iter()
-        .any(|label| label.starts_with('-') || label.ends_with('-'))
-    {
+    if labels.iter().any(|label| label.starts_with('-') || label.ends_with('-')) {
         return Err(DomainProblem::HyphenAtEdge);
     }
-    let tld_is_numeric = labels
-        .last()
-        .is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_digit()));
+    let tld_is_numeric = labels.last().is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_digit()));
     if tld_is_numeric {
         return Err(DomainProblem::NumericTld);
     }
@@ -98,18 +90,14 @@ fn check_labels(name: &str) -> Result<(), DomainProblem> {
 /// `domains`. Entries are compared in normal form; empty entries match
 /// nothing.
 pub(crate) fn any_covers(domains: &[String], host: &str) -> bool {
-    domains
-        .iter()
-        .map(|domain| canonical(domain))
-        .any(|domain| covers(&domain, host))
+    domains.iter().map(|domain| canonical(domain)).any(|domain| covers(&domain, host))
 }
 
 fn covers(domain: &str, host: &str) -> bool {
     if domain.is_empty() {
         return false;
     }
-    host.strip_suffix(domain)
-        .is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
+    host.strip_suffix(domain).is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
 }
 
 #[cfg(test)]

@@ -46,29 +46,13 @@ impl OrgPolicy {
     /// zero where at least 1 is required, which gets `"must be at least 1"`.
     pub fn validate(&self) -> Result<(), Vec<PolicyViolation>> {
         let mut v = Violations::default();
-        v.range(
-            "elicitation.timeout_secs",
-            self.elicitation.timeout_secs,
-            10..=86_400,
-        );
+        v.range("elicitation.timeout_secs", self.elicitation.timeout_secs, 10..=86_400);
         v.terms(self);
-        v.range(
-            "decline_memory.window_secs",
-            self.decline_memory.window_secs,
-            60..=7_776_000,
-        );
-        v.range(
-            "decline_memory.pestering_threshold",
-            self.decline_memory.pestering_threshold,
-            1..=100,
-        );
+        v.range("decline_memory.window_secs", self.decline_memory.window_secs, 60..=7_776_000);
+        v.range("decline_memory.pestering_threshold", self.decline_memory.pestering_threshold, 1..=100);
         v.rate_caps(self);
         v.domains(self);
-        v.range(
-            "retention.accepted_content_days",
-            self.retention.accepted_content_days,
-            1..=3_650,
-        );
+        v.range("retention.accepted_content_days", self.retention.accepted_content_days, 1..=3_650);
         v.into_result()
     }
 }
@@ -79,18 +63,11 @@ struct Violations(Vec<PolicyViolation>);
 
 impl Violations {
     fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.0.push(PolicyViolation {
-            field: field.into(),
-            message: message.into(),
-        });
+        self.0.push(PolicyViolation { field: field.into(), message: message.into() });
     }
 
     fn into_result(self) -> Result<(), Vec<PolicyViolation>> {
-        if self.0.is_empty() {
-            Ok(())
-        } else {
-            Err(self.0)
-        }
+        if self.0.is_empty() { Ok(()) } else { Err(self.0) }
     }
 
     fn range(&mut self, field: &str, value: u32, allowed: RangeInclusive<u32>) {
@@ -108,26 +85,10 @@ impl Violations {
     fn rate_caps(&mut self, policy: &OrgPolicy) {
         const MAX_RATE: u32 = 1_000_000;
         let caps = &policy.rate_caps;
-        self.range(
-            "rate_caps.per_user_server_per_minute",
-            caps.per_user_server_per_minute,
-            1..=MAX_RATE,
-        );
-        self.range(
-            "rate_caps.per_server_per_hour",
-            caps.per_server_per_hour,
-            1..=MAX_RATE,
-        );
-        self.range(
-            "rate_caps.per_org_per_hour",
-            caps.per_org_per_hour,
-            1..=MAX_RATE,
-        );
-        self.range(
-            "rate_caps.max_pending_per_user",
-            caps.max_pending_per_user,
-            1..=10_000,
-        );
+        self.range("rate_caps.per_user_server_per_minute", caps.per_user_server_per_minute, 1..=MAX_RATE);
+        self.range("rate_caps.per_server_per_hour", caps.per_server_per_hour, 1..=MAX_RATE);
+        self.range("rate_caps.per_org_per_hour", caps.per_org_per_hour, 1..=MAX_RATE);
+        self.range("rate_caps.max_pending_per_user", caps.max_pending_per_user, 1..=10_000);
     }
 
     fn terms(&mut self, policy: &OrgPolicy) {
@@ -151,16 +112,10 @@ impl Violations {
         }
         let quoted = quote(term);
         if term.trim() != term {
-            self.push(
-                field,
-                format!("{quoted} has leading or trailing whitespace"),
-            );
+            self.push(field, format!("{quoted} has leading or trailing whitespace"));
         }
         if term.chars().count() > MAX_TERM_CHARS {
-            self.push(
-                field,
-                format!("{quoted} is longer than {MAX_TERM_CHARS} characters"),
-            );
+            self.push(field, format!("{quoted} is longer than {MAX_TERM_CHARS} characters"));
         }
         if term.chars().any(char::is_control) {
             self.push(field, format!("{quoted} contains a control character"));
@@ -178,13 +133,7 @@ impl Violations {
             }
             self.duplicates(field, domains, domain_key);
         }
-        self.overlap(
-            ALLOW,
-            &url.allow_domains,
-            DENY,
-            &url.deny_domains,
-            domain_key,
-        );
+        self.overlap(ALLOW, &url.allow_domains, DENY, &url.deny_domains, domain_key);
     }
 
     fn domain(&mut self, field: &str, name: &str) {
@@ -211,10 +160,9 @@ impl Violations {
                 continue;
             }
             match first_seen.get(&k) {
-                Some(first) => self.push(
-                    item(field, i),
-                    format!("{} is already listed at [{first}]", quote(value)),
-                ),
+                Some(first) => {
+                    self.push(item(field, i), format!("{} is already listed at [{first}]", quote(value)))
+                }
                 None => {
                     first_seen.insert(k, i);
                 }
@@ -235,10 +183,7 @@ impl Violations {
         for (i, value) in items.iter().enumerate() {
             let k = key(value);
             if !k.is_empty() && other_keys.contains(&k) {
-                self.push(
-                    item(field, i),
-                    format!("{} is also in {other_field}", quote(value)),
-                );
+                self.push(item(field, i), format!("{} is also in {other_field}", quote(value)));
             }
         }
     }
@@ -286,10 +231,7 @@ mod tests {
         v.range("b", 6, 1..=5);
         v.range("c", 5, 10..=20);
         v.range("d", 1, 1..=5);
-        let messages: Vec<_> =
-            v.0.iter()
-                .map(|x| (x.field.as_str(), x.message.as_str()))
-                .collect();
+        let messages: Vec<_> = v.0.iter().map(|x| (x.field.as_str(), x.message.as_str())).collect();
         assert_eq!(
             messages,
             [

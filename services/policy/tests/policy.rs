@@ -58,10 +58,7 @@ fn fields(policy: &OrgPolicy) -> Vec<String> {
 }
 
 fn violation(field: &str, message: &str) -> PolicyViolation {
-    PolicyViolation {
-        field: field.to_owned(),
-        message: message.to_owned(),
-    }
+    PolicyViolation { field: field.to_owned(), message: message.to_owned() }
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -127,14 +124,7 @@ fn unknown_top_level_field_is_rejected() {
 
 #[test]
 fn unknown_nested_fields_are_rejected() {
-    for section in [
-        "elicitation",
-        "credential_ask",
-        "decline_memory",
-        "rate_caps",
-        "url_mode",
-        "retention",
-    ] {
+    for section in ["elicitation", "credential_ask", "decline_memory", "rate_caps", "url_mode", "retention"] {
         let err = parse_err(&format!(r#"{{ "{section}": {{ "surprise": 1 }} }}"#));
         assert!(err.contains("unknown field `surprise`"), "{section}: {err}");
     }
@@ -163,54 +153,19 @@ type Setter = fn(&mut OrgPolicy, u32);
 /// Every numeric field: its path, a setter, and its valid range.
 fn numeric_fields() -> Vec<(&'static str, Setter, u32, u32)> {
     vec![
-        (
-            "elicitation.timeout_secs",
-            |p, n| p.elicitation.timeout_secs = n,
-            10,
-            86_400,
-        ),
-        (
-            "decline_memory.window_secs",
-            |p, n| p.decline_memory.window_secs = n,
-            60,
-            7_776_000,
-        ),
-        (
-            "decline_memory.pestering_threshold",
-            |p, n| p.decline_memory.pestering_threshold = n,
-            1,
-            100,
-        ),
+        ("elicitation.timeout_secs", |p, n| p.elicitation.timeout_secs = n, 10, 86_400),
+        ("decline_memory.window_secs", |p, n| p.decline_memory.window_secs = n, 60, 7_776_000),
+        ("decline_memory.pestering_threshold", |p, n| p.decline_memory.pestering_threshold = n, 1, 100),
         (
             "rate_caps.per_user_server_per_minute",
             |p, n| p.rate_caps.per_user_server_per_minute = n,
             1,
             1_000_000,
         ),
-        (
-            "rate_caps.per_server_per_hour",
-            |p, n| p.rate_caps.per_server_per_hour = n,
-            1,
-            1_000_000,
-        ),
-        (
-            "rate_caps.per_org_per_hour",
-            |p, n| p.rate_caps.per_org_per_hour = n,
-            1,
-            1_000_000,
-        ),
-        (
-            "rate_caps.max_pending_per_user",
-            |p, n| p.rate_caps.max_pending_per_user = n,
-            1,
-            10_000,
-        ),
-        (
-            "retention.accepted_content_days",
-            |p, n| p.retention.accepted_content_days = n,
-            1,
-            3_650,
-        ),
+        ("rate_caps.per_server_per_hour", |p, n| p.rate_caps.per_server_per_hour = n, 1, 1_000_000),
+        ("rate_caps.per_org_per_hour", |p, n| p.rate_caps.per_org_per_hour = n, 1, 1_000_000),
+        ("rate_caps.max_pending_per_user", |p, n| p.rate_caps.max_pending_per_user = n, 1, 10_000),
+        ("retention.accepted_content_days", |p, n| p.retention.accepted_content_days = n, 1, 3_650),
     ]
 }
 
@@ -232,16 +187,8 @@ fn each_range_violation_names_its_field() {
         for value in [min - 1, max + 1, u32::MAX] {
             let mut policy = OrgPolicy::default();
             set(&mut policy, value);
-            let message = if value == 0 && min == 1 {
-                "must be at least 1"
-            } else {
-                expected.as_str()
-            };
-            assert_eq!(
-                violations(&policy),
-                [violation(field, message)],
-                "{field} = {value}"
-            );
+            let message = if value == 0 && min == 1 { "must be at least 1" } else { expected.as_str() };
+            assert_eq!(violations(&policy), [violation(field, message)], "{field} = {value}");
         }
     }
 }
@@ -252,10 +199,7 @@ fn zero_rate_cap_must_be_at_least_one() {
     policy.rate_caps.per_user_server_per_minute = 0;
     assert_eq!(
         violations(&policy),
-        [violation(
-            "rate_caps.per_user_server_per_minute",
-            "must be at least 1"
-        )]
+        [violation("rate_caps.per_user_server_per_minute", "must be at least 1")]
     );
 }
 
@@ -275,21 +219,12 @@ fn every_violation_is_reported_in_document_order() {
         [
             violation("elicitation.timeout_secs", "must be between 10 and 86400"),
             violation("credential_ask.extra_terms[0]", "must not be empty"),
-            violation(
-                "decline_memory.window_secs",
-                "must be between 60 and 7776000"
-            ),
-            violation(
-                "decline_memory.pestering_threshold",
-                "must be between 1 and 100"
-            ),
+            violation("decline_memory.window_secs", "must be between 60 and 7776000"),
+            violation("decline_memory.pestering_threshold", "must be between 1 and 100"),
             violation("rate_caps.per_user_server_per_minute", "must be at least 1"),
             violation("rate_caps.per_server_per_hour", "must be at least 1"),
             violation("rate_caps.per_org_per_hour", "must be at least 1"),
-            violation(
-                "rate_caps.max_pending_per_user",
-                "must be between 1 and 10000"
-            ),
+            violation("rate_caps.max_pending_per_user", "must be between 1 and 10000"),
             violation(
                 "url_mode.allow_domains[0]",
                 "\"com\" is not a domain name: it needs at least two labels, like example.com"
@@ -302,10 +237,7 @@ fn every_violation_is_reported_in_document_order() {
 #[test]
 fn violation_displays_field_and_message() {
     let v = violation("rate_caps.per_org_per_hour", "must be at least 1");
-    assert_eq!(
-        v.to_string(),
-        "rate_caps.per_org_per_hour: must be at least 1"
-    );
+    assert_eq!(v.to_string(), "rate_caps.per_org_per_hour: must be at least 1");
     assert_eq!(
         serde_json::to_value(&v).expect("serializes"),
         serde_json::json!({ "field": "rate_caps.per_org_per_hour", "message": "must be at least 1" })
@@ -335,18 +267,12 @@ fn bad_terms_are_reported_with_their_index() {
         violations(&policy),
         [
             violation("credential_ask.extra_terms[1]", "must not be empty"),
-            violation(
-                "credential_ask.extra_terms[2]",
-                "\" padded\" has leading or trailing whitespace"
-            ),
+            violation("credential_ask.extra_terms[2]", "\" padded\" has leading or trailing whitespace"),
             violation(
                 "credential_ask.extra_terms[3]",
                 &format!("\"{}…\" is longer than 64 characters", "x".repeat(40))
             ),
-            violation(
-                "credential_ask.extra_terms[4]",
-                "\"tab\\there\" contains a control character"
-            ),
+            violation("credential_ask.extra_terms[4]", "\"tab\\there\" contains a control character"),
             violation("credential_ask.allow_terms[0]", "must not be empty"),
         ]
     );
@@ -357,10 +283,7 @@ fn term_length_counts_characters_not_bytes() {
     let ok = "é".repeat(64);
     assert_eq!(with_terms(&[ok.as_str()], &[]).validate(), Ok(()));
     let too_long = "é".repeat(65);
-    assert_eq!(
-        fields(&with_terms(&[too_long.as_str()], &[])),
-        ["credential_ask.extra_terms[0]"]
-    );
+    assert_eq!(fields(&with_terms(&[too_long.as_str()], &[])), ["credential_ask.extra_terms[0]"]);
 }
 
 #[test]
@@ -369,18 +292,9 @@ fn duplicate_terms_are_rejected_ignoring_case() {
     assert_eq!(
         violations(&policy),
         [
-            violation(
-                "credential_ask.extra_terms[2]",
-                "\"TOKEN\" is already listed at [0]"
-            ),
-            violation(
-                "credential_ask.extra_terms[3]",
-                "\"token\" is already listed at [0]"
-            ),
-            violation(
-                "credential_ask.allow_terms[2]",
-                "\"A\" is already listed at [0]"
-            ),
+            violation("credential_ask.extra_terms[2]", "\"TOKEN\" is already listed at [0]"),
+            violation("credential_ask.extra_terms[3]", "\"token\" is already listed at [0]"),
+            violation("credential_ask.allow_terms[2]", "\"A\" is already listed at [0]"),
         ]
     );
 }
@@ -390,10 +304,7 @@ fn term_in_both_lists_is_rejected() {
     let policy = with_terms(&["secret", "pin"], &["other", "PIN"]);
     assert_eq!(
         violations(&policy),
-        [violation(
-            "credential_ask.allow_terms[1]",
-            "\"PIN\" is also in credential_ask.extra_terms"
-        )]
+        [violation("credential_ask.allow_terms[1]", "\"PIN\" is also in credential_ask.extra_terms")]
     );
 }
 
@@ -406,10 +317,7 @@ fn too_many_terms_are_rejected() {
     policy.credential_ask.allow_terms = terms;
     assert_eq!(
         violations(&policy),
-        [violation(
-            "credential_ask.allow_terms",
-            "must have at most 200 entries, not 201"
-        )]
+        [violation("credential_ask.allow_terms", "must have at most 200 entries, not 201")]
     );
 }
 
@@ -424,10 +332,7 @@ fn with_domains(allow: &[&str], deny: &[&str]) -> OrgPolicy {
 
 #[test]
 fn good_domains_are_valid() {
-    let policy = with_domains(
-        &["example.com", "xn--bcher-kva.de", "a-b.c0.io"],
-        &["evil.example.net"],
-    );
+    let policy = with_domains(&["example.com", "xn--bcher-kva.de", "a-b.c0.io"], &["evil.example.net"]);
     assert_eq!(policy.validate(), Ok(()));
 }
 
@@ -436,15 +341,7 @@ fn bad_domains_are_reported_with_their_index() {
     let long = format!("{}.com", vec!["a".repeat(62); 5].join("."));
     assert!(long.len() > 300);
     let policy = with_domains(
-        &[
-            "example.com",
-            "exa mple.com",
-            "-a.com",
-            "com",
-            "a..b",
-            "*.example.com",
-            long.as_str(),
-        ],
+        &["example.com", "exa mple.com", "-a.com", "com", "a..b", "*.example.com", long.as_str()],
         &["ok.example", ""],
     );
     assert_eq!(
@@ -462,20 +359,14 @@ fn bad_domains_are_reported_with_their_index() {
                 "url_mode.allow_domains[3]",
                 "\"com\" is not a domain name: it needs at least two labels, like example.com"
             ),
-            violation(
-                "url_mode.allow_domains[4]",
-                "\"a..b\" is not a domain name: it has an empty label"
-            ),
+            violation("url_mode.allow_domains[4]", "\"a..b\" is not a domain name: it has an empty label"),
             violation(
                 "url_mode.allow_domains[5]",
                 "\"*.example.com\" is not allowed: leave out \"*.\", a domain already covers its subdomains"
             ),
             violation(
                 "url_mode.allow_domains[6]",
-                &format!(
-                    "\"{}…\" is not a domain name: it is longer than 253 characters",
-                    &long[..40]
-                )
+                &format!("\"{}…\" is not a domain name: it is longer than 253 characters", &long[..40])
             ),
             violation("url_mode.deny_domains[1]", "must not be empty"),
         ]
@@ -487,11 +378,7 @@ fn unnormalized_domains_are_reported() {
     let policy = with_domains(&["Example.com", " example.org", "bücher.de"], &[]);
     assert_eq!(
         fields(&policy),
-        [
-            "url_mode.allow_domains[0]",
-            "url_mode.allow_domains[1]",
-            "url_mode.allow_domains[2]",
-        ]
+        ["url_mode.allow_domains[0]", "url_mode.allow_domains[1]", "url_mode.allow_domains[2]",]
     );
 }
 
@@ -500,10 +387,7 @@ fn duplicate_domains_are_rejected() {
     let policy = with_domains(&[], &["a.example", "b.example", "a.example"]);
     assert_eq!(
         violations(&policy),
-        [violation(
-            "url_mode.deny_domains[2]",
-            "\"a.example\" is already listed at [0]"
-        )]
+        [violation("url_mode.deny_domains[2]", "\"a.example\" is already listed at [0]")]
     );
 }
 
@@ -512,10 +396,7 @@ fn domain_in_both_lists_is_rejected() {
     let policy = with_domains(&["ok.example", "example.com"], &["example.com"]);
     assert_eq!(
         violations(&policy),
-        [violation(
-            "url_mode.allow_domains[1]",
-            "\"example.com\" is also in url_mode.deny_domains"
-        )]
+        [violation("url_mode.allow_domains[1]", "\"example.com\" is also in url_mode.deny_domains")]
     );
 }
 
@@ -528,10 +409,7 @@ fn too_many_domains_are_rejected() {
     policy.url_mode.deny_domains = domains;
     assert_eq!(
         violations(&policy),
-        [violation(
-            "url_mode.deny_domains",
-            "must have at most 500 entries, not 501"
-        )]
+        [violation("url_mode.deny_domains", "must have at most 500 entries, not 501")]
     );
 }
 
@@ -544,10 +422,7 @@ fn normalized_trims_terms_and_canonicalises_domains() {
     policy.credential_ask.allow_terms = strings(&["\tToken Bucket"]);
     let policy = policy.normalized();
 
-    assert_eq!(
-        policy.url_mode.allow_domains,
-        ["example.com", "login.example.org"]
-    );
+    assert_eq!(policy.url_mode.allow_domains, ["example.com", "login.example.org"]);
     assert_eq!(policy.url_mode.deny_domains, ["evil.net"]);
     // Terms keep their case: only surrounding whitespace goes.
     assert_eq!(policy.credential_ask.extra_terms, ["Mot de Passe", "pin"]);
@@ -567,11 +442,7 @@ fn normalized_keeps_indices_and_everything_else() {
     assert_eq!(normalized.credential_ask.mode, CredentialAskMode::Off);
     assert_eq!(
         fields(&normalized),
-        [
-            "rate_caps.per_org_per_hour",
-            "url_mode.allow_domains[2]",
-            "url_mode.allow_domains[1]",
-        ]
+        ["rate_caps.per_org_per_hour", "url_mode.allow_domains[2]", "url_mode.allow_domains[1]",]
     );
 }
 
@@ -587,22 +458,14 @@ fn normalized_does_not_make_bad_domains_good() {
     let policy = with_domains(&["*.Example.com", "exa mple.com", "example.com.."], &[]);
     assert_eq!(
         fields(&policy.normalized()),
-        [
-            "url_mode.allow_domains[0]",
-            "url_mode.allow_domains[1]",
-            "url_mode.allow_domains[2]",
-        ]
+        ["url_mode.allow_domains[0]", "url_mode.allow_domains[1]", "url_mode.allow_domains[2]",]
     );
 }
 
 // --- domain_allowed() --------------------------------------------------------
 
 fn url_mode(allow: &[&str], deny: &[&str]) -> UrlModePolicy {
-    UrlModePolicy {
-        enabled: true,
-        allow_domains: strings(allow),
-        deny_domains: strings(deny),
-    }
+    UrlModePolicy { enabled: true, allow_domains: strings(allow), deny_domains: strings(deny) }
 }
 
 #[test]

@@ -19,9 +19,7 @@ use crate::domain::{Email, Password};
 /// argon2id is deliberately slow; keep it off the async workers.
 pub async fn hash_password(plain: &Password) -> ApiResult<String> {
     let plain = plain.expose().to_owned();
-    Ok(tokio::task::spawn_blocking(move || password::hash(&plain))
-        .await
-        .map_err(anyhow::Error::from)?)
+    Ok(tokio::task::spawn_blocking(move || password::hash(&plain)).await.map_err(anyhow::Error::from)?)
 }
 
 pub async fn verify_password(plain: &str, stored: Option<String>) -> ApiResult<bool> {
@@ -59,35 +57,19 @@ pub async fn login(
     if !verify_password(&body.password, stored).await? {
         return Err(ApiError::InvalidCredentials);
     }
-    let user = account
-        .expect("a verified password belongs to an account")
-        .user;
+    let user = account.expect("a verified password belongs to an account").user;
     let cookie = session::start(&state, user.id).await?;
     let memberships = state.store.memberships(user.id).await?;
     tracing::info!(user_id = %user.id, "signed in");
-    Ok((
-        [(header::SET_COOKIE, cookie)],
-        Json(AccountView::new(&user, &memberships)),
-    )
-        .into_response())
+    Ok(([(header::SET_COOKIE, cookie)], Json(AccountView::new(&user, &memberships))).into_response())
 }
 
 pub async fn logout(State(state): State<AppState>, caller: SessionUser) -> ApiResult<Response> {
-    state
-        .store
-        .end_session(caller.session_id, OffsetDateTime::now_utc())
-        .await?;
-    Ok((
-        StatusCode::NO_CONTENT,
-        [(header::SET_COOKIE, session::clear_cookie(&state))],
-    )
-        .into_response())
+    state.store.end_session(caller.session_id, OffsetDateTime::now_utc()).await?;
+    Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, session::clear_cookie(&state))]).into_response())
 }
 
-pub async fn me(
-    State(state): State<AppState>,
-    principal: Principal,
-) -> ApiResult<Json<AccountView>> {
+pub async fn me(State(state): State<AppState>, principal: Principal) -> ApiResult<Json<AccountView>> {
     let memberships = match &principal {
         Principal::Session { user, .. } => state.store.memberships(user.id).await?,
         // A token sees only the organisation it is bound to.
@@ -111,30 +93,18 @@ pub async fn change_password(
     ValidJson(body): ValidJson<PasswordBody>,
 ) -> ApiResult<Response> {
     let mut checks = Checks::default();
-    let new_password = checks.field(
-        "new_password",
-        Password::parse(&body.new_password, Some(&caller.user.email)),
-    );
+    let new_password =
+        checks.field("new_password", Password::parse(&body.new_password, Some(&caller.user.email)));
     if body.new_password == body.current_password {
         checks.push("new_password", "must differ from the current password");
     }
     checks.finish()?;
-    let stored = state
-        .store
-        .user_by_id(caller.user.id)
-        .await?
-        .map(|c| c.password_hash);
+    let stored = state.store.user_by_id(caller.user.id).await?.map(|c| c.password_hash);
     if !verify_password(&body.current_password, stored).await? {
-        return Err(ApiError::field(
-            "current_password",
-            "is not your current password",
-        ));
+        return Err(ApiError::field("current_password", "is not your current password"));
     }
     let hash = hash_password(&checked(new_password)).await?;
-    state
-        .store
-        .set_password(caller.user.id, &hash, None, OffsetDateTime::now_utc())
-        .await?;
+    state.store.set_password(caller.user.id, &hash, None, OffsetDateTime::now_utc()).await?;
     let cookie = session::start(&state, caller.user.id).await?;
     tracing::info!(user_id = %caller.user.id, "password changed; other sessions ended");
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())

@@ -49,9 +49,7 @@ impl FromRequestParts<AppState> for Principal {
                 .map(str::trim)
                 .filter(|t| crypto::looks_like_api_token(t))
                 .ok_or(ApiError::Unauthenticated)?;
-            return authenticate_token(state, token)
-                .await
-                .map(|t| Principal::Token(Box::new(t)));
+            return authenticate_token(state, token).await.map(|t| Principal::Token(Box::new(t)));
         }
         let jwt = session::from_headers(state, &parts.headers).ok_or(ApiError::Unauthenticated)?;
         let claims = session::verify(state, jwt).ok_or(ApiError::Unauthenticated)?;
@@ -61,10 +59,7 @@ impl FromRequestParts<AppState> for Principal {
             .await?
             .filter(|user| user.id == claims.sub)
             .ok_or(ApiError::Unauthenticated)?;
-        Ok(Principal::Session {
-            user,
-            session_id: claims.sid,
-        })
+        Ok(Principal::Session { user, session_id: claims.sid })
     }
 }
 
@@ -75,10 +70,7 @@ pub async fn authenticate_token(state: &AppState, token: &str) -> Result<TokenPr
         .authenticate_api_token(&crypto::token_hash(token), now)
         .await?
         .ok_or(ApiError::Unauthenticated)?;
-    if principal
-        .last_used_at
-        .is_none_or(|at| now - at >= TOKEN_TOUCH_INTERVAL)
-    {
+    if principal.last_used_at.is_none_or(|at| now - at >= TOKEN_TOUCH_INTERVAL) {
         // Off the request path: a missed write only makes `last_used_at` coarser.
         let store = state.store.clone();
         let token_id = principal.token_id;
@@ -104,9 +96,9 @@ impl FromRequestParts<AppState> for SessionUser {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         match Principal::from_request_parts(parts, state).await? {
             Principal::Session { user, session_id } => Ok(SessionUser { user, session_id }),
-            Principal::Token(_) => Err(ApiError::Forbidden(
-                "this action needs a dashboard sign-in, not an API token",
-            )),
+            Principal::Token(_) => {
+                Err(ApiError::Forbidden("this action needs a dashboard sign-in, not an API token"))
+            }
         }
     }
 }
@@ -135,9 +127,7 @@ impl OrgAccess {
         if self.role().is_admin() {
             Ok(())
         } else {
-            Err(ApiError::Forbidden(
-                "only the organisation's admins and owners may do this",
-            ))
+            Err(ApiError::Forbidden("only the organisation's admins and owners may do this"))
         }
     }
 }
@@ -152,20 +142,13 @@ impl FromRequestParts<AppState> for OrgAccess {
         let slug = params.get("org").ok_or(ApiError::NotFound)?;
         let principal = Principal::from_request_parts(parts, state).await?;
         let membership = match &principal {
-            Principal::Token(token) if token.membership.org.slug == *slug => {
-                token.membership.clone()
-            }
+            Principal::Token(token) if token.membership.org.slug == *slug => token.membership.clone(),
             Principal::Token(_) => return Err(ApiError::NotFound),
-            Principal::Session { user, .. } => state
-                .store
-                .membership(slug, user.id)
-                .await?
-                .ok_or(ApiError::NotFound)?,
+            Principal::Session { user, .. } => {
+                state.store.membership(slug, user.id).await?.ok_or(ApiError::NotFound)?
+            }
         };
-        Ok(OrgAccess {
-            principal,
-            membership,
-        })
+        Ok(OrgAccess { principal, membership })
     }
 }
 
@@ -174,10 +157,7 @@ impl FromRequestParts<AppState> for OrgAccess {
 impl axum::extract::OptionalFromRequestParts<AppState> for Principal {
     type Rejection = ApiError;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Option<Self>, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Option<Self>, ApiError> {
         match <Principal as FromRequestParts<AppState>>::from_request_parts(parts, state).await {
             Ok(principal) => Ok(Some(principal)),
             Err(ApiError::Unauthenticated) => Ok(None),

@@ -11,11 +11,7 @@ use axum::response::{IntoResponse, Response};
 use super::error::ApiError;
 use crate::app::AppState;
 
-pub async fn refuse_cross_site(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn refuse_cross_site(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if is_cross_site(&state, &request) {
         return ApiError::CrossSite.into_response();
     }
@@ -23,19 +19,14 @@ pub async fn refuse_cross_site(
 }
 
 fn is_cross_site(state: &AppState, request: &Request) -> bool {
-    let safe = matches!(
-        *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
-    );
+    let safe = matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     // A bearer token is not ambient authority: a foreign page cannot attach it.
     if safe || request.headers().contains_key(header::AUTHORIZATION) {
         return false;
     }
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN) {
-        return origin
-            .to_str()
-            .map_or(true, |o| o != state.config.public_origin());
+        return origin.to_str().map_or(true, |o| o != state.config.public_origin());
     }
     // No Origin: old browsers or non-browser clients. Trust Fetch Metadata if sent.
     headers

@@ -17,20 +17,14 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            message: message.into(),
-        }
+        Self { field: field.into(), message: message.into() }
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("the request body is not valid JSON for this endpoint")]
-    MalformedBody {
-        detail: String,
-        errors: Vec<FieldError>,
-    },
+    MalformedBody { detail: String, errors: Vec<FieldError> },
     #[error("some fields are invalid")]
     Validation(Vec<FieldError>),
     #[error("the request body must be application/json")]
@@ -67,60 +61,24 @@ impl ApiError {
     fn parts(&self) -> (StatusCode, &'static str, &'static str) {
         use ApiError::*;
         match self {
-            MalformedBody { .. } => (
-                StatusCode::BAD_REQUEST,
-                "malformed-body",
-                "Malformed request body",
-            ),
-            Validation(_) => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "validation-failed",
-                "Invalid fields",
-            ),
-            UnsupportedMediaType => (
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported-media-type",
-                "Unsupported media type",
-            ),
-            PayloadTooLarge => (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload-too-large",
-                "Request body too large",
-            ),
-            Unauthenticated => (
-                StatusCode::UNAUTHORIZED,
-                "unauthenticated",
-                "Authentication required",
-            ),
-            InvalidCredentials => (
-                StatusCode::UNAUTHORIZED,
-                "invalid-credentials",
-                "Wrong email or password",
-            ),
+            MalformedBody { .. } => (StatusCode::BAD_REQUEST, "malformed-body", "Malformed request body"),
+            Validation(_) => (StatusCode::UNPROCESSABLE_ENTITY, "validation-failed", "Invalid fields"),
+            UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "Unsupported media type")
+            }
+            PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large", "Request body too large"),
+            Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated", "Authentication required"),
+            InvalidCredentials => {
+                (StatusCode::UNAUTHORIZED, "invalid-credentials", "Wrong email or password")
+            }
             Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Not allowed"),
-            CrossSite => (
-                StatusCode::FORBIDDEN,
-                "cross-site-request",
-                "Cross-site request refused",
-            ),
+            CrossSite => (StatusCode::FORBIDDEN, "cross-site-request", "Cross-site request refused"),
             NotFound => (StatusCode::NOT_FOUND, "not-found", "Not found"),
-            MethodNotAllowed => (
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method-not-allowed",
-                "Method not allowed",
-            ),
+            MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed", "Method not allowed"),
             Conflict(code, _) => (StatusCode::CONFLICT, code, "Conflict"),
             Gone(code, _) => (StatusCode::GONE, code, "No longer available"),
-            Unavailable => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "unavailable",
-                "Service unavailable",
-            ),
-            Internal(_) => (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "Internal error",
-            ),
+            Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable", "Service unavailable"),
+            Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
         }
     }
 }
@@ -169,10 +127,7 @@ pub fn problem_response(
         errors,
     };
     let mut response = (status, axum::Json(body)).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/problem+json"),
-    );
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
     response
 }
 
@@ -194,24 +149,17 @@ impl From<StoreError> for ApiError {
 
 fn conflict(c: Conflict) -> ApiError {
     let (code, detail) = match c {
-        Conflict::OrgSlugTaken => (
-            "org-slug-taken",
-            "an organisation with this slug already exists",
-        ),
+        Conflict::OrgSlugTaken => ("org-slug-taken", "an organisation with this slug already exists"),
         Conflict::EmailTaken => ("email-taken", "an account with this email already exists"),
-        Conflict::ServerSlugTaken => (
-            "server-slug-taken",
-            "a server with this slug is already registered in the organisation",
-        ),
-        Conflict::TokenNameTaken => (
-            "token-name-taken",
-            "you already have a token with this name",
-        ),
+        Conflict::ServerSlugTaken => {
+            ("server-slug-taken", "a server with this slug is already registered in the organisation")
+        }
+        Conflict::TokenNameTaken => ("token-name-taken", "you already have a token with this name"),
         Conflict::LastOwner => ("last-owner", "an organisation must keep at least one owner"),
-        Conflict::AlreadyMember => (
-            "already-member",
-            "this account is already a member of the organisation",
-        ),
+        Conflict::AlreadyMember => ("already-member", "this account is already a member of the organisation"),
+        Conflict::OwnersOnly => {
+            return ApiError::Forbidden("only owners may grant, change or remove the owner role");
+        }
         Conflict::SetupUnavailable => {
             return ApiError::Gone(
                 "setup-unavailable",

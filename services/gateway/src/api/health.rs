@@ -17,10 +17,7 @@ pub async fn healthz() -> Json<Value> {
 /// The process can do its job: the database answers, promptly.
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
     match tokio::time::timeout(Duration::from_secs(2), state.store.ping()).await {
-        Ok(Ok(())) => (
-            StatusCode::OK,
-            Json(json!({ "status": "ready", "database": "ok" })),
-        ),
+        Ok(Ok(())) => (StatusCode::OK, Json(json!({ "status": "ready", "database": "ok" }))),
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "readiness: database unreachable");
             (
@@ -28,9 +25,8 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
                 Json(json!({ "status": "unavailable", "database": "unreachable" })),
             )
         }
-        Err(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(json!({ "status": "unavailable", "database": "timeout" })),
-        ),
+        Err(_) => {
+            (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "unavailable", "database": "timeout" })))
+        }
     }
 }

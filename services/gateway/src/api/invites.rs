@@ -30,13 +30,8 @@ pub struct InviteList {
 
 pub async fn list(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<InviteList>> {
     access.require_admin()?;
-    let invites = state
-        .store
-        .pending_invites(access.org_id(), OffsetDateTime::now_utc())
-        .await?;
-    Ok(Json(InviteList {
-        invites: invites.iter().map(Into::into).collect(),
-    }))
+    let invites = state.store.pending_invites(access.org_id(), OffsetDateTime::now_utc()).await?;
+    Ok(Json(InviteList { invites: invites.iter().map(Into::into).collect() }))
 }
 
 #[derive(Deserialize)]
@@ -66,10 +61,7 @@ pub async fn create(
     let email = Email::parse(&body.email).map_err(|e| ApiError::field("email", e.0))?;
     let members = state.store.members(access.org_id()).await?;
     if members.iter().any(|m| m.user.email == email.as_str()) {
-        return Err(ApiError::Conflict(
-            "already-member",
-            "this person is already a member".into(),
-        ));
+        return Err(ApiError::Conflict("already-member", "this person is already a member".into()));
     }
     let secret = crypto::link_secret();
     let now = OffsetDateTime::now_utc();
@@ -89,13 +81,7 @@ pub async fn create(
         .await?;
     tracing::info!(org = %access.membership.org.slug, invite_id = %invite.id, "invite created");
     let link = state.config.dashboard_link("invite", &secret);
-    Ok((
-        StatusCode::CREATED,
-        Json(CreatedInvite {
-            invite: (&invite).into(),
-            link,
-        }),
-    ))
+    Ok((StatusCode::CREATED, Json(CreatedInvite { invite: (&invite).into(), link })))
 }
 
 pub async fn revoke(
@@ -104,10 +90,7 @@ pub async fn revoke(
     Path((_, id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
     access.require_admin()?;
-    state
-        .store
-        .revoke_invite(access.org_id(), parse_id(&id)?, OffsetDateTime::now_utc())
-        .await?;
+    state.store.revoke_invite(access.org_id(), parse_id(&id)?, OffsetDateTime::now_utc()).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -146,10 +129,7 @@ pub async fn preview(
         .ok_or_else(invite_unavailable)?;
     let account_exists = state.store.user_by_email(&invite.email).await?.is_some();
     Ok(Json(InvitePreview {
-        org: PreviewOrg {
-            slug: org.slug,
-            name: org.name,
-        },
+        org: PreviewOrg { slug: org.slug, name: org.name },
         email: invite.email,
         role: invite.role,
         expires_at: invite.expires_at,
@@ -182,11 +162,7 @@ pub async fn accept(
 ) -> ApiResult<Response> {
     let token_hash = crypto::token_hash(&body.token);
     let now = OffsetDateTime::now_utc();
-    let (invite, _) = state
-        .store
-        .usable_invite(&token_hash, now)
-        .await?
-        .ok_or_else(invite_unavailable)?;
+    let (invite, _) = state.store.usable_invite(&token_hash, now).await?.ok_or_else(invite_unavailable)?;
     let existing = state.store.user_by_email(&invite.email).await?;
     let (joiner, new_account) = match existing {
         Some(account) => match &principal {
@@ -201,16 +177,10 @@ pub async fn accept(
         },
         None => {
             let mut checks = Checks::default();
-            let name = checks.field(
-                "name",
-                DisplayName::parse(body.name.as_deref().unwrap_or_default()),
-            );
+            let name = checks.field("name", DisplayName::parse(body.name.as_deref().unwrap_or_default()));
             let password = checks.field(
                 "password",
-                Password::parse(
-                    body.password.as_deref().unwrap_or_default(),
-                    Some(&invite.email),
-                ),
+                Password::parse(body.password.as_deref().unwrap_or_default(), Some(&invite.email)),
             );
             checks.finish()?;
             let password_hash = hash_password(&checked(password)).await?;
@@ -224,10 +194,7 @@ pub async fn accept(
     };
     let (membership, user) = state.store.accept_invite(&token_hash, joiner, now).await?;
     tracing::info!(org = %membership.org.slug, user_id = %user.id, "invite accepted");
-    let body = Json(Accepted {
-        user: (&user).into(),
-        membership: (&membership).into(),
-    });
+    let body = Json(Accepted { user: (&user).into(), membership: (&membership).into() });
     if new_account {
         let cookie = session::start(&state, user.id).await?;
         return Ok((StatusCode::CREATED, [(header::SET_COOKIE, cookie)], body).into_response());
@@ -236,8 +203,5 @@ pub async fn accept(
 }
 
 fn invite_unavailable() -> ApiError {
-    ApiError::Gone(
-        "invite-unavailable",
-        "this invite link was used, revoked, or has expired".into(),
-    )
+    ApiError::Gone("invite-unavailable", "this invite link was used, revoked, or has expired".into())
 }

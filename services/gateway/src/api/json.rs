@@ -2,7 +2,7 @@
 //! problem reported against the field it concerns.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, OptionalFromRequest, Request};
 use axum::http::{StatusCode, header};
 use serde::de::DeserializeOwned;
 
@@ -12,6 +12,22 @@ use crate::domain::Invalid;
 /// Like `axum::Json`, with Herald's error shape. Body types must use
 /// `#[serde(deny_unknown_fields)]`.
 pub struct ValidJson<T>(pub T);
+
+/// An optional body: none at all (no content type, no bytes) is `None`;
+/// anything else must be valid JSON for `T`.
+impl<T: DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for ValidJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Option<Self>, ApiError> {
+        let headers = req.headers();
+        let empty = !headers.contains_key(header::CONTENT_TYPE)
+            && headers.get(header::CONTENT_LENGTH).is_none_or(|len| len.as_bytes() == b"0");
+        if empty {
+            return Ok(None);
+        }
+        <Self as FromRequest<S>>::from_request(req, state).await.map(Some)
+    }
+}
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ValidJson<T> {
     type Rejection = ApiError;
@@ -24,8 +40,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ValidJson<T> {
             .and_then(|v| v.split(';').next())
             .map(|mime| {
                 let mime = mime.trim().to_ascii_lowercase();
-                mime == "application/json"
-                    || (mime.starts_with("application/") && mime.ends_with("+json"))
+                mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
             })
             .unwrap_or(false);
         if !is_json {
@@ -35,10 +50,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ValidJson<T> {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge
             } else {
-                ApiError::MalformedBody {
-                    detail: rejection.body_text(),
-                    errors: vec![],
-                }
+                ApiError::MalformedBody { detail: rejection.body_text(), errors: vec![] }
             }
         })?;
         parse(&bytes).map(ValidJson)
@@ -52,23 +64,14 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let inner = e.into_inner();
         let message = strip_position(&inner.to_string());
         let errors = if inner.is_data() {
-            vec![FieldError::new(
-                if path == "." { String::new() } else { path },
-                message.clone(),
-            )]
+            vec![FieldError::new(if path == "." { String::new() } else { path }, message.clone())]
         } else {
             vec![]
         };
-        ApiError::MalformedBody {
-            detail: message,
-            errors,
-        }
+        ApiError::MalformedBody { detail: message, errors }
     })?;
     // Trailing bytes after the document make the whole body malformed.
-    de.end().map_err(|e| ApiError::MalformedBody {
-        detail: e.to_string(),
-        errors: vec![],
-    })?;
+    de.end().map_err(|e| ApiError::MalformedBody { detail: e.to_string(), errors: vec![] })?;
     Ok(value)
 }
 
@@ -76,9 +79,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 /// where the position is what the reader needs.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
-        Some(at) if !message.starts_with("expected") && !message.contains("EOF") => {
-            message[..at].to_owned()
-        }
+        Some(at) if !message.starts_with("expected") && !message.contains("EOF") => message[..at].to_owned(),
         _ => message.to_owned(),
     }
 }
@@ -106,11 +107,7 @@ impl Checks {
 
     /// Fails with every collected error, or succeeds when there were none.
     pub fn finish(self) -> Result<(), ApiError> {
-        if self.errors.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiError::Validation(self.errors))
-        }
+        if self.errors.is_empty() { Ok(()) } else { Err(ApiError::Validation(self.errors)) }
     }
 }
 

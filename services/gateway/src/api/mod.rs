@@ -38,21 +38,13 @@ pub fn router(state: AppState) -> Router {
     let org = Router::new()
         .route("/", get(orgs::show))
         .route("/members", get(orgs::members))
-        .route(
-            "/members/{user_id}",
-            patch(orgs::set_role).delete(orgs::remove),
-        )
+        .route("/members/{user_id}", patch(orgs::set_role).delete(orgs::remove))
         .route("/invites", get(invites::list).post(invites::create))
         .route("/invites/{id}", axum::routing::delete(invites::revoke))
         .route("/tokens", get(tokens::list).post(tokens::create))
         .route("/tokens/{id}", axum::routing::delete(tokens::revoke))
         .route("/servers", get(servers::list).post(servers::create))
-        .route(
-            "/servers/{slug}",
-            get(servers::show)
-                .patch(servers::update)
-                .delete(servers::delete),
-        )
+        .route("/servers/{slug}", get(servers::show).patch(servers::update).delete(servers::delete))
         .route("/servers/{slug}/cut-off", post(servers::cut_off))
         .route("/servers/{slug}/restore", post(servers::restore))
         .route("/policy", get(policy::show).put(policy::replace));
@@ -70,10 +62,7 @@ pub fn router(state: AppState) -> Router {
         .nest("/orgs/{org}", org)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            csrf::refuse_cross_site,
-        ))
+        .layer(middleware::from_fn_with_state(state.clone(), csrf::refuse_cross_site))
         .layer(SetResponseHeaderLayer::overriding(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
@@ -110,11 +99,7 @@ pub fn router(state: AppState) -> Router {
 /// Every log line of a request carries its id. Only the path is logged: query
 /// strings and bodies may carry secrets.
 fn request_span(request: &Request) -> tracing::Span {
-    let request_id = request
-        .headers()
-        .get(&REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("-");
+    let request_id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
     tracing::info_span!(
         "request",
         method = %request.method(),

@@ -35,25 +35,13 @@ pub async fn create(
     let (org, _) = state
         .store
         .create_org(
-            NewOrg {
-                slug: checked(slug).to_string(),
-                name: checked(name).as_str().to_owned(),
-            },
+            NewOrg { slug: checked(slug).to_string(), name: checked(name).as_str().to_owned() },
             Joiner::Existing(caller.user.id),
             OffsetDateTime::now_utc(),
         )
         .await?;
     tracing::info!(org = %org.slug, user_id = %caller.user.id, "organisation created");
-    Ok((
-        StatusCode::CREATED,
-        Json(
-            (&Membership {
-                org,
-                role: Role::Owner,
-            })
-                .into(),
-        ),
-    ))
+    Ok((StatusCode::CREATED, Json((&Membership { org, role: Role::Owner }).into())))
 }
 
 pub async fn show(access: OrgAccess) -> Json<MembershipView> {
@@ -65,14 +53,9 @@ pub struct MemberList {
     members: Vec<MemberView>,
 }
 
-pub async fn members(
-    State(state): State<AppState>,
-    access: OrgAccess,
-) -> ApiResult<Json<MemberList>> {
+pub async fn members(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<MemberList>> {
     let members = state.store.members(access.org_id()).await?;
-    Ok(Json(MemberList {
-        members: members.iter().map(Into::into).collect(),
-    }))
+    Ok(Json(MemberList { members: members.iter().map(Into::into).collect() }))
 }
 
 #[derive(Deserialize)]
@@ -90,16 +73,7 @@ pub async fn set_role(
 ) -> ApiResult<Json<MemberView>> {
     access.require_admin()?;
     let user_id = parse_id(&user_id)?;
-    let current = current_role(&state, &access, user_id).await?;
-    if (current == Role::Owner || body.role == Role::Owner) && access.role() != Role::Owner {
-        return Err(ApiError::Forbidden(
-            "only owners may grant or change the owner role",
-        ));
-    }
-    let member = state
-        .store
-        .set_role(access.org_id(), user_id, body.role)
-        .await?;
+    let member = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
     tracing::info!(org = %access.membership.org.slug, %user_id, role = body.role.as_str(), "role changed");
     Ok(Json((&member).into()))
 }
@@ -113,24 +87,10 @@ pub async fn remove(
     let user_id = parse_id(&user_id)?;
     if user_id != access.user().id {
         access.require_admin()?;
-        if current_role(&state, &access, user_id).await? == Role::Owner
-            && access.role() != Role::Owner
-        {
-            return Err(ApiError::Forbidden("only owners may remove an owner"));
-        }
     }
-    state.store.remove_member(access.org_id(), user_id).await?;
+    state.store.remove_member(access.org_id(), user_id, access.role()).await?;
     tracing::info!(org = %access.membership.org.slug, %user_id, "member removed");
     Ok(StatusCode::NO_CONTENT)
-}
-
-async fn current_role(state: &AppState, access: &OrgAccess, user_id: Uuid) -> ApiResult<Role> {
-    let members = state.store.members(access.org_id()).await?;
-    members
-        .iter()
-        .find(|m| m.user.id == user_id)
-        .map(|m| m.role)
-        .ok_or(ApiError::NotFound)
 }
 
 /// Ids in paths that do not parse name nothing that exists.

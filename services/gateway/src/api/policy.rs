@@ -20,9 +20,7 @@ pub async fn load(state: &AppState, org_id: uuid::Uuid) -> ApiResult<OrgPolicy> 
     match state.store.policy(org_id).await? {
         None => Ok(OrgPolicy::default()),
         Some(stored) => serde_json::from_value(stored.document).map_err(|e| {
-            ApiError::Internal(anyhow::anyhow!(
-                "stored policy of org {org_id} does not parse: {e}"
-            ))
+            ApiError::Internal(anyhow::anyhow!("stored policy of org {org_id} does not parse: {e}"))
         }),
     }
 }
@@ -37,23 +35,10 @@ pub async fn replace(
     access.require_admin()?;
     let policy = policy.normalized();
     policy.validate().map_err(|violations| {
-        ApiError::Validation(
-            violations
-                .into_iter()
-                .map(|v| FieldError::new(v.field, v.message))
-                .collect(),
-        )
+        ApiError::Validation(violations.into_iter().map(|v| FieldError::new(v.field, v.message)).collect())
     })?;
     let document = serde_json::to_value(&policy).map_err(anyhow::Error::from)?;
-    state
-        .store
-        .put_policy(
-            access.org_id(),
-            &document,
-            access.user().id,
-            OffsetDateTime::now_utc(),
-        )
-        .await?;
+    state.store.put_policy(access.org_id(), &document, access.user().id, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, user_id = %access.user().id, "policy replaced");
     Ok(Json(policy))
 }

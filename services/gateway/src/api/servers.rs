@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -14,7 +13,7 @@ use uuid::Uuid;
 
 use super::auth::OrgAccess;
 use super::error::{ApiError, ApiResult};
-use super::json::{self, Checks, ValidJson, checked};
+use super::json::{Checks, ValidJson, checked};
 use super::views::ServerView;
 use crate::app::AppState;
 use crate::crypto::Keys;
@@ -28,9 +27,7 @@ pub struct ServerList {
 
 pub async fn list(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<ServerList>> {
     let servers = state.store.servers(access.org_id()).await?;
-    Ok(Json(ServerList {
-        servers: servers.iter().map(Into::into).collect(),
-    }))
+    Ok(Json(ServerList { servers: servers.iter().map(Into::into).collect() }))
 }
 
 pub async fn show(
@@ -38,11 +35,7 @@ pub async fn show(
     access: OrgAccess,
     Path((_, slug)): Path<(String, String)>,
 ) -> ApiResult<Json<ServerView>> {
-    let server = state
-        .store
-        .server(access.org_id(), &slug)
-        .await?
-        .ok_or(ApiError::NotFound)?;
+    let server = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
     Ok(Json((&server).into()))
 }
 
@@ -105,20 +98,10 @@ pub async fn update(
     ValidJson(body): ValidJson<UpdateServerBody>,
 ) -> ApiResult<Json<ServerView>> {
     access.require_admin()?;
-    let existing = state
-        .store
-        .server(access.org_id(), &slug)
-        .await?
-        .ok_or(ApiError::NotFound)?;
+    let existing = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
     let mut checks = Checks::default();
-    let name = body
-        .name
-        .as_deref()
-        .map(|n| checks.field("name", DisplayName::parse(n)));
-    let url = body
-        .url
-        .as_deref()
-        .map(|u| checks.field("url", ServerUrl::parse(u)));
+    let name = body.name.as_deref().map(|n| checks.field("name", DisplayName::parse(n)));
+    let url = body.url.as_deref().map(|u| checks.field("url", ServerUrl::parse(u)));
     let headers = body.headers.as_ref().map(|h| check_headers(&mut checks, h));
     checks.finish()?;
     let changes = ServerChanges {
@@ -126,16 +109,11 @@ pub async fn update(
         url: url.map(|u| checked(u).as_str().to_owned()),
         headers: headers.map(|h| {
             let h = checked(h);
-            (
-                h.names(),
-                seal_headers(&state.keys, access.org_id(), existing.id, &h),
-            )
+            (h.names(), seal_headers(&state.keys, access.org_id(), existing.id, &h))
         }),
     };
-    let server = state
-        .store
-        .update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc())
-        .await?;
+    let server =
+        state.store.update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
     Ok(Json((&server).into()))
 }
@@ -163,29 +141,17 @@ pub async fn cut_off(
     State(state): State<AppState>,
     access: OrgAccess,
     Path((_, slug)): Path<(String, String)>,
-    body: Bytes,
+    body: Option<ValidJson<CutOffBody>>,
 ) -> ApiResult<Json<ServerView>> {
     access.require_admin()?;
-    // The body is optional: an empty one means "no reason given".
-    let body: CutOffBody = if body.is_empty() {
-        CutOffBody::default()
-    } else {
-        json::parse(&body)?
-    };
-    let reason = body.reason.trim().to_owned();
+    // The body is optional: none means "no reason given".
+    let reason = body.map(|ValidJson(b)| b.reason).unwrap_or_default().trim().to_owned();
     if reason.chars().count() > 500 {
         return Err(ApiError::field("reason", "must be at most 500 characters"));
     }
     let now = OffsetDateTime::now_utc();
-    let cut_off = CutOff {
-        at: now,
-        by: Some(access.user().id),
-        reason,
-    };
-    let server = state
-        .store
-        .set_cut_off(access.org_id(), &slug, Some(cut_off), now)
-        .await?;
+    let cut_off = CutOff { at: now, by: Some(access.user().id), reason };
+    let server = state.store.set_cut_off(access.org_id(), &slug, Some(cut_off), now).await?;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server cut off");
     Ok(Json((&server).into()))
 }
@@ -196,10 +162,7 @@ pub async fn restore(
     Path((_, slug)): Path<(String, String)>,
 ) -> ApiResult<Json<ServerView>> {
     access.require_admin()?;
-    let server = state
-        .store
-        .set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc())
-        .await?;
+    let server = state.store.set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server restored");
     Ok(Json((&server).into()))
 }
@@ -209,11 +172,7 @@ fn check_headers(checks: &mut Checks, raw: &BTreeMap<String, String>) -> Option<
         Ok(set) => Some(set),
         Err(errors) => {
             for (name, problem) in errors {
-                let field = if name.is_empty() {
-                    "headers".to_owned()
-                } else {
-                    format!("headers.{name}")
-                };
+                let field = if name.is_empty() { "headers".to_owned() } else { format!("headers.{name}") };
                 checks.push(field, problem.0);
             }
             None
@@ -223,11 +182,7 @@ fn check_headers(checks: &mut Checks, raw: &BTreeMap<String, String>) -> Option<
 
 /// The sealing context ties a ciphertext to its org and server row.
 pub fn header_context(org_id: Uuid, server_id: Uuid) -> Vec<u8> {
-    [
-        org_id.as_bytes().as_slice(),
-        server_id.as_bytes().as_slice(),
-    ]
-    .concat()
+    [org_id.as_bytes().as_slice(), server_id.as_bytes().as_slice()].concat()
 }
 
 fn seal_headers(keys: &Keys, org_id: Uuid, server_id: Uuid, headers: &HeaderSet) -> Vec<u8> {
@@ -237,9 +192,6 @@ fn seal_headers(keys: &Keys, org_id: Uuid, server_id: Uuid, headers: &HeaderSet)
 
 /// The header values of a server, for the upstream connection.
 pub fn open_headers(keys: &Keys, server: &crate::storage::Server) -> anyhow::Result<HeaderSet> {
-    let plain = keys.open(
-        &header_context(server.org_id, server.id),
-        &server.headers_sealed,
-    )?;
+    let plain = keys.open(&header_context(server.org_id, server.id), &server.headers_sealed)?;
     Ok(serde_json::from_slice(&plain)?)
 }

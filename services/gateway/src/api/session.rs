@@ -27,18 +27,10 @@ pub fn issue(
     now: OffsetDateTime,
     expires_at: OffsetDateTime,
 ) -> String {
-    let claims = Claims {
-        sub: user_id,
-        sid: session_id,
-        iat: now.unix_timestamp(),
-        exp: expires_at.unix_timestamp(),
-    };
-    jsonwebtoken::encode(
-        &Header::new(Algorithm::HS256),
-        &claims,
-        &state.keys.session_encoding,
-    )
-    .expect("HS256 signing of fixed claims cannot fail")
+    let claims =
+        Claims { sub: user_id, sid: session_id, iat: now.unix_timestamp(), exp: expires_at.unix_timestamp() };
+    jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &state.keys.session_encoding)
+        .expect("HS256 signing of fixed claims cannot fail")
 }
 
 pub fn verify(state: &AppState, token: &str) -> Option<Claims> {
@@ -52,19 +44,11 @@ pub fn verify(state: &AppState, token: &str) -> Option<Claims> {
 
 /// `__Host-` pins the cookie to this exact origin when it can be Secure.
 pub fn cookie_name(state: &AppState) -> &'static str {
-    if state.config.cookies_secure() {
-        "__Host-herald_session"
-    } else {
-        "herald_session"
-    }
+    if state.config.cookies_secure() { "__Host-herald_session" } else { "herald_session" }
 }
 
 pub fn set_cookie(state: &AppState, jwt: &str, max_age_secs: i64) -> HeaderValue {
-    let secure = if state.config.cookies_secure() {
-        "; Secure"
-    } else {
-        ""
-    };
+    let secure = if state.config.cookies_secure() { "; Secure" } else { "" };
     HeaderValue::from_str(&format!(
         "{}={jwt}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age_secs}{secure}",
         cookie_name(state)
@@ -89,18 +73,11 @@ pub fn from_headers<'a>(state: &AppState, headers: &'a HeaderMap) -> Option<&'a 
 }
 
 /// Opens a session for `user_id` and returns the `Set-Cookie` value for it.
-pub async fn start(
-    state: &AppState,
-    user_id: Uuid,
-) -> Result<HeaderValue, crate::api::error::ApiError> {
+pub async fn start(state: &AppState, user_id: Uuid) -> Result<HeaderValue, crate::api::error::ApiError> {
     let now = OffsetDateTime::now_utc();
     let ttl = state.config.session_ttl;
     let expires_at = now + ttl;
     let session_id = state.store.create_session(user_id, now, expires_at).await?;
     let jwt = issue(state, user_id, session_id, now, expires_at);
-    Ok(set_cookie(
-        state,
-        &jwt,
-        i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX),
-    ))
+    Ok(set_cookie(state, &jwt, i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX)))
 }

@@ -26,9 +26,7 @@ pub struct SetupStatus {
 
 /// Whether this instance still waits for its first owner (for the dashboard).
 pub async fn status(State(state): State<AppState>) -> ApiResult<Json<SetupStatus>> {
-    Ok(Json(SetupStatus {
-        required: !state.store.has_users().await?,
-    }))
+    Ok(Json(SetupStatus { required: !state.store.has_users().await? }))
 }
 
 #[derive(Deserialize)]
@@ -51,10 +49,7 @@ pub async fn complete(
     let org_name = checks.field("org_name", DisplayName::parse(&body.org_name));
     let email = checks.field("email", Email::parse(&body.email));
     let name = checks.field("name", DisplayName::parse(&body.name));
-    let password = checks.field(
-        "password",
-        Password::parse(&body.password, Some(&body.email)),
-    );
+    let password = checks.field("password", Password::parse(&body.password, Some(&body.email)));
     if body.token.is_empty() {
         checks.push("token", "is required");
     }
@@ -65,10 +60,7 @@ pub async fn complete(
         .complete_setup(
             &crypto::token_hash(&body.token),
             OffsetDateTime::now_utc(),
-            NewOrg {
-                slug: checked(slug).to_string(),
-                name: checked(org_name).as_str().to_owned(),
-            },
+            NewOrg { slug: checked(slug).to_string(), name: checked(org_name).as_str().to_owned() },
             NewUser {
                 email: checked(email).as_str().to_owned(),
                 name: checked(name).as_str().to_owned(),
@@ -79,10 +71,6 @@ pub async fn complete(
     tracing::info!(org = %org.slug, user_id = %user.id, "setup complete: first organisation and owner created");
     let cookie = session::start(&state, user.id).await?;
     let memberships = state.store.memberships(user.id).await?;
-    Ok((
-        StatusCode::CREATED,
-        [(header::SET_COOKIE, cookie)],
-        Json(AccountView::new(&user, &memberships)),
-    )
+    Ok((StatusCode::CREATED, [(header::SET_COOKIE, cookie)], Json(AccountView::new(&user, &memberships)))
         .into_response())
 }

@@ -7,9 +7,9 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 
-use super::auth::OrgAccess;
+use super::auth::{OrgAccess, Principal};
 use super::error::{ApiError, ApiResult};
-use super::json::ValidJson;
+use super::json::{Checks, ValidJson, checked};
 use super::orgs::parse_id;
 use super::views::TokenView;
 use crate::app::AppState;
@@ -25,13 +25,8 @@ pub struct TokenList {
 }
 
 pub async fn list(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<TokenList>> {
-    let tokens = state
-        .store
-        .api_tokens(access.org_id(), access.user().id)
-        .await?;
-    Ok(Json(TokenList {
-        tokens: tokens.iter().map(Into::into).collect(),
-    }))
+    let tokens = state.store.api_tokens(access.org_id(), access.user().id).await?;
+    Ok(Json(TokenList { tokens: tokens.iter().map(Into::into).collect() }))
 }
 
 #[derive(Deserialize)]
@@ -55,18 +50,24 @@ pub async fn create(
     access: OrgAccess,
     ValidJson(body): ValidJson<NewTokenBody>,
 ) -> ApiResult<(StatusCode, Json<CreatedToken>)> {
-    let name = DisplayName::parse(&body.name).map_err(|e| ApiError::field("name", e.0))?;
+    // A leaked token must not be able to mint successors that outlive it.
+    if matches!(access.principal, Principal::Token(_)) {
+        return Err(ApiError::Forbidden(
+            "API tokens cannot create tokens; sign in to the dashboard to make one",
+        ));
+    }
+    let mut checks = Checks::default();
+    let name = checks.field("name", DisplayName::parse(&body.name));
     let now = OffsetDateTime::now_utc();
     let expires_at = match body.expires_in_days {
         None => None,
         Some(days @ 1..=MAX_LIFETIME_DAYS) => Some(now + Duration::days(i64::from(days))),
         Some(_) => {
-            return Err(ApiError::field(
-                "expires_in_days",
-                format!("must be between 1 and {MAX_LIFETIME_DAYS}"),
-            ));
+            checks.push("expires_in_days", format!("must be between 1 and {MAX_LIFETIME_DAYS}"));
+            None
         }
     };
+    checks.finish()?;
     let secret = crypto::new_api_token();
     let token = state
         .store
@@ -74,7 +75,7 @@ pub async fn create(
             access.org_id(),
             access.user().id,
             NewApiToken {
-                name: name.as_str().to_owned(),
+                name: checked(name).as_str().to_owned(),
                 prefix: secret.display_prefix,
                 secret_hash: crypto::token_hash(&secret.secret),
                 expires_at,
@@ -83,13 +84,7 @@ pub async fn create(
         )
         .await?;
     tracing::info!(org = %access.membership.org.slug, token_id = %token.id, "API token created");
-    Ok((
-        StatusCode::CREATED,
-        Json(CreatedToken {
-            token: (&token).into(),
-            secret: secret.secret,
-        }),
-    ))
+    Ok((StatusCode::CREATED, Json(CreatedToken { token: (&token).into(), secret: secret.secret })))
 }
 
 pub async fn revoke(
@@ -98,15 +93,7 @@ pub async fn revoke(
     Path((_, id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
     let id = parse_id(&id)?;
-    state
-        .store
-        .revoke_api_token(
-            access.org_id(),
-            access.user().id,
-            id,
-            OffsetDateTime::now_utc(),
-        )
-        .await?;
+    state.store.revoke_api_token(access.org_id(), access.user().id, id, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, token_id = %id, "API token revoked");
     Ok(StatusCode::NO_CONTENT)
 }

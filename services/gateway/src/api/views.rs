@@ -18,12 +18,7 @@ pub struct UserView {
 
 impl From<&User> for UserView {
     fn from(u: &User) -> Self {
-        Self {
-            id: u.id,
-            email: u.email.clone(),
-            name: u.name.clone(),
-            created_at: u.created_at,
-        }
+        Self { id: u.id, email: u.email.clone(), name: u.name.clone(), created_at: u.created_at }
     }
 }
 
@@ -37,11 +32,7 @@ pub struct OrgView {
 
 impl From<&Org> for OrgView {
     fn from(o: &Org) -> Self {
-        Self {
-            slug: o.slug.clone(),
-            name: o.name.clone(),
-            created_at: o.created_at,
-        }
+        Self { slug: o.slug.clone(), name: o.name.clone(), created_at: o.created_at }
     }
 }
 
@@ -53,10 +44,7 @@ pub struct MembershipView {
 
 impl From<&Membership> for MembershipView {
     fn from(m: &Membership) -> Self {
-        Self {
-            org: (&m.org).into(),
-            role: m.role,
-        }
+        Self { org: (&m.org).into(), role: m.role }
     }
 }
 
@@ -69,10 +57,7 @@ pub struct AccountView {
 
 impl AccountView {
     pub fn new(user: &User, memberships: &[Membership]) -> Self {
-        Self {
-            user: user.into(),
-            memberships: memberships.iter().map(Into::into).collect(),
-        }
+        Self { user: user.into(), memberships: memberships.iter().map(Into::into).collect() }
     }
 }
 
@@ -86,11 +71,7 @@ pub struct MemberView {
 
 impl From<&Member> for MemberView {
     fn from(m: &Member) -> Self {
-        Self {
-            user: (&m.user).into(),
-            role: m.role,
-            joined_at: m.joined_at,
-        }
+        Self { user: (&m.user).into(), role: m.role, joined_at: m.joined_at }
     }
 }
 
@@ -174,11 +155,7 @@ impl From<&Server> for ServerView {
             name: s.name.clone(),
             url: s.url.clone(),
             header_names: s.header_names.clone(),
-            cut_off: s.cut_off.as_ref().map(|c| CutOffView {
-                at: c.at,
-                by: c.by,
-                reason: c.reason.clone(),
-            }),
+            cut_off: s.cut_off.as_ref().map(|c| CutOffView { at: c.at, by: c.by, reason: c.reason.clone() }),
             created_at: s.created_at,
             updated_at: s.updated_at,
         }

@@ -46,10 +46,7 @@ mod tests {
 
     #[test]
     fn normalises_case_and_space() {
-        assert_eq!(
-            Email::parse("  Ada@Example.COM ").unwrap().as_str(),
-            "ada@example.com"
-        );
+        assert_eq!(Email::parse("  Ada@Example.COM ").unwrap().as_str(), "ada@example.com");
     }
 
     #[test]

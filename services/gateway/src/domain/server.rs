@@ -53,8 +53,7 @@ impl ServerUrl {
 
 fn is_loopback(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host.eq_ignore_ascii_case("localhost") || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Headers Herald sends to an upstream server on the organisation's behalf,
@@ -73,10 +72,7 @@ impl HeaderSet {
         let mut errors = Vec::new();
         let mut parsed = BTreeMap::new();
         if raw.len() > Self::MAX_HEADERS {
-            errors.push((
-                String::new(),
-                Invalid(format!("at most {} headers", Self::MAX_HEADERS)),
-            ));
+            errors.push((String::new(), Invalid(format!("at most {} headers", Self::MAX_HEADERS))));
         }
         for (name, value) in raw {
             match Self::parse_one(name, value) {
@@ -88,11 +84,7 @@ impl HeaderSet {
                 Err(e) => errors.push((name.clone(), e)),
             }
         }
-        if errors.is_empty() {
-            Ok(Self(parsed))
-        } else {
-            Err(errors)
-        }
+        if errors.is_empty() { Ok(Self(parsed)) } else { Err(errors) }
     }
 
     fn parse_one(name: &str, value: &str) -> Result<String, Invalid> {
@@ -104,10 +96,7 @@ impl HeaderSet {
             return invalid("is managed by Herald and cannot be set");
         }
         if value.len() > Self::MAX_VALUE_BYTES {
-            return invalid(format!(
-                "value must be at most {} bytes",
-                Self::MAX_VALUE_BYTES
-            ));
+            return invalid(format!("value must be at most {} bytes", Self::MAX_VALUE_BYTES));
         }
         if HeaderValue::from_str(value).is_err() {
             return invalid("value contains characters not allowed in an HTTP header");
@@ -187,23 +176,12 @@ mod tests {
         let set = HeaderSet::parse(&ok).unwrap();
         assert_eq!(set.names(), vec!["authorization"]);
         assert_eq!(format!("{set:?}"), "[\"authorization\"]");
-        for (name, value) in [
-            ("Host", "x"),
-            ("bad name", "x"),
-            ("x-key", "a\nb"),
-            ("Mcp-Session-Id", "1"),
-        ] {
+        for (name, value) in [("Host", "x"), ("bad name", "x"), ("x-key", "a\nb"), ("Mcp-Session-Id", "1")] {
             let raw: BTreeMap<_, _> = [(name.to_string(), value.to_string())].into();
-            assert!(
-                HeaderSet::parse(&raw).is_err(),
-                "{name:?} should be refused"
-            );
+            assert!(HeaderSet::parse(&raw).is_err(), "{name:?} should be refused");
         }
-        let dup: BTreeMap<_, _> = [
-            ("X-Key".to_string(), "a".to_string()),
-            ("x-key".to_string(), "b".to_string()),
-        ]
-        .into();
+        let dup: BTreeMap<_, _> =
+            [("X-Key".to_string(), "a".to_string()), ("x-key".to_string(), "b".to_string())].into();
         assert!(HeaderSet::parse(&dup).is_err());
     }
 }

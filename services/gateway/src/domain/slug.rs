@@ -14,13 +14,9 @@ impl Slug {
         if !(2..=Self::MAX_LEN).contains(&len) {
             return invalid(format!("must be 2 to {} characters long", Self::MAX_LEN));
         }
-        if let Some(bad) = raw
-            .chars()
-            .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+        if let Some(bad) = raw.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
         {
-            return invalid(format!(
-                "may contain only lowercase letters, digits and hyphens, not {bad:?}"
-            ));
+            return invalid(format!("may contain only lowercase letters, digits and hyphens, not {bad:?}"));
         }
         if !raw.starts_with(|c: char| c.is_ascii_lowercase()) {
             return invalid("must start with a lowercase letter");

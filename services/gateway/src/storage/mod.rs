@@ -50,6 +50,8 @@ pub enum Conflict {
     TokenNameTaken,
     /// The change would leave the organisation without an owner.
     LastOwner,
+    /// Only an owner may grant, change or remove the owner role.
+    OwnersOnly,
     AlreadyMember,
     /// The one-time setup link was used, expired, or setup already happened.
     SetupUnavailable,
@@ -213,7 +215,7 @@ pub trait Store: Send + Sync + 'static {
     /// stored is returned, so concurrent first starts agree on one key.
     async fn instance_secret(&self, candidate: &str) -> Result<String>;
     async fn has_users(&self) -> Result<bool>;
-    /// Replaces the one-time setup link (only one is ever valid).
+    /// Adds a one-time setup link; all are valid until one completes setup.
     async fn put_setup_token(&self, token_hash: &[u8], expires_at: OffsetDateTime) -> Result<()>;
     /// Consumes the setup link and creates the first organisation and owner.
     async fn complete_setup(
@@ -227,12 +229,7 @@ pub trait Store: Send + Sync + 'static {
     // --- accounts and sessions --------------------------------------------------
 
     /// Creates an organisation with `owner` as its first owner.
-    async fn create_org(
-        &self,
-        org: NewOrg,
-        owner: Joiner,
-        now: OffsetDateTime,
-    ) -> Result<(Org, User)>;
+    async fn create_org(&self, org: NewOrg, owner: Joiner, now: OffsetDateTime) -> Result<(Org, User)>;
     async fn user_by_email(&self, email: &str) -> Result<Option<UserCredentials>>;
     async fn user_by_id(&self, id: Uuid) -> Result<Option<UserCredentials>>;
     /// Sets a new password hash and ends every session of the user but `keep`.
@@ -260,28 +257,20 @@ pub trait Store: Send + Sync + 'static {
     /// which callers must treat exactly like a missing org.
     async fn membership(&self, org_slug: &str, user_id: Uuid) -> Result<Option<Membership>>;
     async fn members(&self, org_id: Uuid) -> Result<Vec<Member>>;
-    /// Changes a role; refuses to demote the last owner.
-    async fn set_role(&self, org_id: Uuid, user_id: Uuid, role: Role) -> Result<Member>;
-    /// Removes a member (and their API tokens for the org); refuses for the last owner.
-    async fn remove_member(&self, org_id: Uuid, user_id: Uuid) -> Result<()>;
+    /// Changes a role, as a member whose role is `actor`: refuses to demote
+    /// the last owner, and lets only owners touch the owner role.
+    async fn set_role(&self, org_id: Uuid, user_id: Uuid, role: Role, actor: Role) -> Result<Member>;
+    /// Removes a member (and their API tokens for the org), as a member whose
+    /// role is `actor`: refuses for the last owner; only owners remove owners.
+    async fn remove_member(&self, org_id: Uuid, user_id: Uuid, actor: Role) -> Result<()>;
 
     // --- invites ----------------------------------------------------------------
 
-    async fn create_invite(
-        &self,
-        org_id: Uuid,
-        invite: NewInvite,
-        now: OffsetDateTime,
-    ) -> Result<Invite>;
+    async fn create_invite(&self, org_id: Uuid, invite: NewInvite, now: OffsetDateTime) -> Result<Invite>;
     async fn pending_invites(&self, org_id: Uuid, now: OffsetDateTime) -> Result<Vec<Invite>>;
-    async fn revoke_invite(&self, org_id: Uuid, invite_id: Uuid, now: OffsetDateTime)
-    -> Result<()>;
+    async fn revoke_invite(&self, org_id: Uuid, invite_id: Uuid, now: OffsetDateTime) -> Result<()>;
     /// A usable (pending, unexpired) invite and its org.
-    async fn usable_invite(
-        &self,
-        token_hash: &[u8],
-        now: OffsetDateTime,
-    ) -> Result<Option<(Invite, Org)>>;
+    async fn usable_invite(&self, token_hash: &[u8], now: OffsetDateTime) -> Result<Option<(Invite, Org)>>;
     /// Consumes the invite (first use wins) and adds the member.
     async fn accept_invite(
         &self,
@@ -318,12 +307,7 @@ pub trait Store: Send + Sync + 'static {
 
     // --- the server registry --------------------------------------------------------
 
-    async fn create_server(
-        &self,
-        org_id: Uuid,
-        server: NewServer,
-        now: OffsetDateTime,
-    ) -> Result<Server>;
+    async fn create_server(&self, org_id: Uuid, server: NewServer, now: OffsetDateTime) -> Result<Server>;
     async fn servers(&self, org_id: Uuid) -> Result<Vec<Server>>;
     async fn server(&self, org_id: Uuid, slug: &str) -> Result<Option<Server>>;
     async fn update_server(

@@ -22,9 +22,7 @@ impl PostgresStore {
             .acquire_timeout(Duration::from_secs(5))
             .connect_with(options.application_name("herald"))
             .await?;
-        sqlx::migrate!("../../migrations/postgres")
-            .run(&pool)
-            .await?;
+        sqlx::migrate!("../../migrations/postgres").run(&pool).await?;
         Ok(Self { pool })
     }
 

@@ -4,8 +4,8 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::{
-    ApiToken, CutOff, DbTime, Invite, Member, Membership, Org, Server, StoredPolicy,
-    TokenPrincipal, User, UserCredentials,
+    ApiToken, CutOff, DbTime, Invite, Member, Membership, Org, Server, StoredPolicy, TokenPrincipal, User,
+    UserCredentials,
 };
 use crate::domain::Role;
 
@@ -24,20 +24,12 @@ pub(super) struct UserRow {
 
 impl UserRow {
     pub fn user(self) -> User {
-        User {
-            id: self.id,
-            email: self.email,
-            name: self.name,
-            created_at: self.created_at.0,
-        }
+        User { id: self.id, email: self.email, name: self.name, created_at: self.created_at.0 }
     }
 
     pub fn credentials(self) -> UserCredentials {
         let password_hash = self.password_hash.clone();
-        UserCredentials {
-            user: self.user(),
-            password_hash,
-        }
+        UserCredentials { user: self.user(), password_hash }
     }
 }
 
@@ -51,12 +43,7 @@ pub(super) struct OrgRow {
 
 impl From<OrgRow> for Org {
     fn from(r: OrgRow) -> Self {
-        Org {
-            id: r.id,
-            slug: r.slug,
-            name: r.name,
-            created_at: r.created_at.0,
-        }
+        Org { id: r.id, slug: r.slug, name: r.name, created_at: r.created_at.0 }
     }
 }
 
@@ -227,10 +214,6 @@ pub(super) struct PolicyRow {
 
 impl From<PolicyRow> for StoredPolicy {
     fn from(r: PolicyRow) -> Self {
-        StoredPolicy {
-            document: r.document.0,
-            updated_at: r.updated_at.0,
-            updated_by: r.updated_by,
-        }
+        StoredPolicy { document: r.document.0, updated_at: r.updated_at.0, updated_by: r.updated_by }
     }
 }

@@ -195,8 +195,7 @@ macro_rules! impl_store {
 
             async fn put_setup_token(&self, token_hash: &[u8], expires_at: time::OffsetDateTime) -> $crate::storage::Result<()> {
                 sqlx::query(
-                    "INSERT INTO setup_tokens (id, token_hash, expires_at) VALUES (1, $1, $2) \
-                     ON CONFLICT (id) DO UPDATE SET token_hash = excluded.token_hash, expires_at = excluded.expires_at",
+                    "INSERT INTO setup_tokens (token_hash, expires_at) VALUES ($1, $2)",
                 )
                 .bind(token_hash)
                 .bind($crate::storage::DbTime(expires_at))
@@ -214,12 +213,14 @@ macro_rules! impl_store {
             ) -> $crate::storage::Result<($crate::storage::Org, $crate::storage::User)> {
                 use $crate::storage::{Conflict, DbTime, StoreError};
                 let mut tx = self.begin_write().await?;
-                let consumed = sqlx::query("DELETE FROM setup_tokens WHERE id = 1 AND token_hash = $1 AND expires_at > $2")
+                let consumed = sqlx::query("DELETE FROM setup_tokens WHERE token_hash = $1 AND expires_at > $2")
                     .bind(token_hash)
                     .bind(DbTime(now))
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
+                // Setup happens once: every other link dies with this one.
+                sqlx::query("DELETE FROM setup_tokens").execute(&mut *tx).await?;
                 let users: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&mut *tx).await?;
                 if consumed != 1 || users > 0 {
                     return Err(StoreError::Conflict(Conflict::SetupUnavailable));
@@ -374,11 +375,15 @@ macro_rules! impl_store {
                 org_id: uuid::Uuid,
                 user_id: uuid::Uuid,
                 role: $crate::domain::Role,
+                actor: $crate::domain::Role,
             ) -> $crate::storage::Result<$crate::storage::Member> {
                 use $crate::domain::Role;
                 use $crate::storage::{Conflict, StoreError};
                 let mut tx = self.begin_write().await?;
                 let (current, owners) = Self::locked_role(&mut tx, org_id, user_id).await?;
+                if (current == Role::Owner || role == Role::Owner) && actor != Role::Owner {
+                    return Err(StoreError::Conflict(Conflict::OwnersOnly));
+                }
                 if current == Role::Owner && role != Role::Owner && owners <= 1 {
                     return Err(StoreError::Conflict(Conflict::LastOwner));
                 }
@@ -398,11 +403,19 @@ macro_rules! impl_store {
                 Ok(row.member()?)
             }
 
-            async fn remove_member(&self, org_id: uuid::Uuid, user_id: uuid::Uuid) -> $crate::storage::Result<()> {
+            async fn remove_member(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                actor: $crate::domain::Role,
+            ) -> $crate::storage::Result<()> {
                 use $crate::domain::Role;
                 use $crate::storage::{Conflict, StoreError};
                 let mut tx = self.begin_write().await?;
                 let (current, owners) = Self::locked_role(&mut tx, org_id, user_id).await?;
+                if current == Role::Owner && actor != Role::Owner {
+                    return Err(StoreError::Conflict(Conflict::OwnersOnly));
+                }
                 if current == Role::Owner && owners <= 1 {
                     return Err(StoreError::Conflict(Conflict::LastOwner));
                 }
@@ -781,6 +794,4 @@ macro_rules! impl_store {
     };
 }
 
-pub(super) use {
-    impl_store, invite_cols, member_select, membership_select, server_cols, token_cols,
-};
+pub(super) use {impl_store, invite_cols, member_select, membership_select, server_cols, token_cols};

@@ -25,10 +25,7 @@ impl SqliteStore {
     pub async fn open(path: &Path) -> super::Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
-                StoreError::Startup(format!(
-                    "cannot create the database directory {}: {e}",
-                    dir.display()
-                ))
+                StoreError::Startup(format!("cannot create the database directory {}: {e}", dir.display()))
             })?;
         }
         let lock = Self::lock(path)?;
@@ -39,10 +36,7 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .connect_with(options)
-            .await?;
+        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
         Ok(Self { pool, _lock: lock })
     }
@@ -55,9 +49,7 @@ impl SqliteStore {
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| {
-                StoreError::Startup(format!("cannot open {}: {e}", lock_path.display()))
-            })?;
+            .map_err(|e| StoreError::Startup(format!("cannot open {}: {e}", lock_path.display())))?;
         match file.try_lock() {
             Ok(()) => Ok(file),
             Err(TryLockError::WouldBlock) => Err(StoreError::Startup(format!(
@@ -65,10 +57,9 @@ impl SqliteStore {
                  SQLite allows one process per file (use PostgreSQL to run several replicas)",
                 path.display()
             ))),
-            Err(TryLockError::Error(e)) => Err(StoreError::Startup(format!(
-                "cannot lock {}: {e}",
-                lock_path.display()
-            ))),
+            Err(TryLockError::Error(e)) => {
+                Err(StoreError::Startup(format!("cannot lock {}: {e}", lock_path.display())))
+            }
         }
     }
 

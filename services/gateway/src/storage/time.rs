@@ -62,8 +62,6 @@ impl Encode<'_, Sqlite> for DbTime {
 impl<'r> Decode<'r, Sqlite> for DbTime {
     fn decode(value: SqliteValueRef<'r>) -> Result<Self, BoxDynError> {
         let micros = <i64 as Decode<Sqlite>>::decode(value)?;
-        Ok(Self(OffsetDateTime::from_unix_timestamp_nanos(
-            i128::from(micros) * 1_000,
-        )?))
+        Ok(Self(OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)?))
     }
 }

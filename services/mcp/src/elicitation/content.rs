@@ -91,49 +91,31 @@ pub fn validate_content(
                 Ok(v) => {
                     out.insert(field.name.clone(), v);
                 }
-                Err(message) => errors.push(FieldError {
-                    field: field.name.clone(),
-                    message,
-                }),
+                Err(message) => errors.push(FieldError { field: field.name.clone(), message }),
             },
             None => {
                 if let Some(d) = field.kind.default_value() {
                     out.insert(field.name.clone(), d);
                 } else if field.required {
-                    errors.push(FieldError {
-                        field: field.name.clone(),
-                        message: "is required".to_owned(),
-                    });
+                    errors.push(FieldError { field: field.name.clone(), message: "is required".to_owned() });
                 }
             }
         }
     }
     for key in given.keys() {
         if schema.field(key).is_none() {
-            errors.push(FieldError {
-                field: key.clone(),
-                message: "is not in the form".to_owned(),
-            });
+            errors.push(FieldError { field: key.clone(), message: "is not in the form".to_owned() });
         }
     }
 
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    if errors.is_empty() { Ok(out) } else { Err(errors) }
 }
 
 /// Checks one answer value against a field and returns it normalized
 /// (integral numbers as JSON integers). Also used for schema defaults.
 pub(crate) fn check_value(kind: &FieldKind, v: &Value) -> Result<Value, String> {
     match kind {
-        FieldKind::Text {
-            min_length,
-            max_length,
-            format,
-            ..
-        } => {
+        FieldKind::Text { min_length, max_length, format, .. } => {
             let s = v
                 .as_str()
                 .ok_or_else(|| format!("must be a string, found {}", super::schema::describe(v)))?;
@@ -141,30 +123,21 @@ pub(crate) fn check_value(kind: &FieldKind, v: &Value) -> Result<Value, String> 
             if let Some(min) = *min_length
                 && n < min
             {
-                return Err(format!(
-                    "must be at least {min} {}",
-                    plural(min, "character")
-                ));
+                return Err(format!("must be at least {min} {}", plural(min, "character")));
             }
             if let Some(max) = *max_length
                 && n > max
             {
-                return Err(format!(
-                    "must be at most {max} {}",
-                    plural(max, "character")
-                ));
+                return Err(format!("must be at most {max} {}", plural(max, "character")));
             }
             if let Some(f) = format {
                 let (ok, what) = match f {
                     TextFormat::Email => (is_email(s), "an email address"),
-                    TextFormat::Uri => {
-                        (is_uri(s), "an absolute URI (such as https://example.com/)")
-                    }
+                    TextFormat::Uri => (is_uri(s), "an absolute URI (such as https://example.com/)"),
                     TextFormat::Date => (is_date(s), "a date as YYYY-MM-DD"),
-                    TextFormat::DateTime => (
-                        is_date_time(s),
-                        "a date and time as RFC 3339 (such as 2025-06-18T09:30:00Z)",
-                    ),
+                    TextFormat::DateTime => {
+                        (is_date_time(s), "a date and time as RFC 3339 (such as 2025-06-18T09:30:00Z)")
+                    }
                 };
                 if !ok {
                     return Err(format!("must be {what}"));
@@ -172,18 +145,10 @@ pub(crate) fn check_value(kind: &FieldKind, v: &Value) -> Result<Value, String> 
             }
             Ok(v.clone())
         }
-        FieldKind::Number {
-            integer,
-            minimum,
-            maximum,
-            ..
-        } => {
+        FieldKind::Number { integer, minimum, maximum, .. } => {
             let Value::Number(n) = v else {
                 let expected = if *integer { "an integer" } else { "a number" };
-                return Err(format!(
-                    "must be {expected}, found {}",
-                    super::schema::describe(v)
-                ));
+                return Err(format!("must be {expected}, found {}", super::schema::describe(v)));
             };
             let x = n.as_f64().unwrap_or(f64::NAN);
             if *integer && !(n.is_i64() || n.is_u64() || x.fract() == 0.0) {
@@ -199,18 +164,11 @@ pub(crate) fn check_value(kind: &FieldKind, v: &Value) -> Result<Value, String> 
             {
                 return Err(format!("must be at most {max}"));
             }
-            if n.is_i64() || n.is_u64() {
-                Ok(v.clone())
-            } else {
-                Ok(number_value(x))
-            }
+            if n.is_i64() || n.is_u64() { Ok(v.clone()) } else { Ok(number_value(x)) }
         }
         FieldKind::Boolean { .. } => match v {
             Value::Bool(_) => Ok(v.clone()),
-            other => Err(format!(
-                "must be true or false, found {}",
-                super::schema::describe(other)
-            )),
+            other => Err(format!("must be true or false, found {}", super::schema::describe(other))),
         },
         FieldKind::SingleSelect { options, .. } => {
             let s = v
@@ -222,25 +180,14 @@ pub(crate) fn check_value(kind: &FieldKind, v: &Value) -> Result<Value, String> 
                 Err(format!("{} is not one of the options", quote(s)))
             }
         }
-        FieldKind::MultiSelect {
-            options,
-            min_items,
-            max_items,
-            ..
-        } => {
+        FieldKind::MultiSelect { options, min_items, max_items, .. } => {
             let items = v.as_array().ok_or_else(|| {
-                format!(
-                    "must be an array of strings, found {}",
-                    super::schema::describe(v)
-                )
+                format!("must be an array of strings, found {}", super::schema::describe(v))
             })?;
             let mut seen = HashSet::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 let s = item.as_str().ok_or_else(|| {
-                    format!(
-                        "must be an array of strings, but item {i} is {}",
-                        super::schema::describe(item)
-                    )
+                    format!("must be an array of strings, but item {i} is {}", super::schema::describe(item))
                 })?;
                 if !is_option(options, s) {
                     return Err(format!("{} is not one of the options", quote(s)));
@@ -253,18 +200,12 @@ pub(crate) fn check_value(kind: &FieldKind, v: &Value) -> Result<Value, String> 
             if let Some(min) = *min_items
                 && n < min
             {
-                return Err(format!(
-                    "must select at least {min} {}",
-                    plural(min, "option")
-                ));
+                return Err(format!("must select at least {min} {}", plural(min, "option")));
             }
             if let Some(max) = *max_items
                 && n > max
             {
-                return Err(format!(
-                    "must select at most {max} {}",
-                    plural(max, "option")
-                ));
+                return Err(format!("must select at most {max} {}", plural(max, "option")));
             }
             Ok(v.clone())
         }
@@ -276,11 +217,7 @@ fn is_option(options: &[EnumOption], s: &str) -> bool {
 }
 
 fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        word.to_owned()
-    } else {
-        format!("{word}s")
-    }
+    if n == 1 { word.to_owned() } else { format!("{word}s") }
 }
 
 /// A debug-quoted value, cut short so a huge answer does not make a huge message.
@@ -308,12 +245,11 @@ pub(crate) fn is_email(s: &str) -> bool {
     if local.is_empty() || local.len() > 64 || domain.contains('@') {
         return false;
     }
-    let local_ok = local
-        .chars()
-        .all(|c| !c.is_whitespace() && !c.is_control() && !"\"(),:;<>[\\]".contains(c))
-        && !local.starts_with('.')
-        && !local.ends_with('.')
-        && !local.contains("..");
+    let local_ok =
+        local.chars().all(|c| !c.is_whitespace() && !c.is_control() && !"\"(),:;<>[\\]".contains(c))
+            && !local.starts_with('.')
+            && !local.ends_with('.')
+            && !local.contains("..");
     if !local_ok {
         return false;
     }
@@ -340,10 +276,7 @@ pub(crate) fn is_uri(s: &str) -> bool {
     if !scheme_ok || rest.is_empty() {
         return false;
     }
-    if rest
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || "<>\"{}|\\^`".contains(c))
-    {
+    if rest.chars().any(|c| c.is_whitespace() || c.is_control() || "<>\"{}|\\^`".contains(c)) {
         return false;
     }
     let b = rest.as_bytes();
@@ -374,9 +307,7 @@ fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
-        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => {
-            29
-        }
+        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => 29,
         2 => 28,
         _ => 0,
     }
@@ -388,8 +319,7 @@ pub(crate) fn is_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (digits(&s[0..4]), digits(&s[5..7]), digits(&s[8..10]))
-    else {
+    let (Some(y), Some(m), Some(d)) = (digits(&s[0..4]), digits(&s[5..7]), digits(&s[8..10])) else {
         return false;
     };
     (1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m)
@@ -411,11 +341,8 @@ pub(crate) fn is_date_time(s: &str) -> bool {
     if b.len() < 9 || b[2] != b':' || b[5] != b':' {
         return false;
     }
-    let (Some(h), Some(mi), Some(sec)) = (
-        digits(&rest[0..2]),
-        digits(&rest[3..5]),
-        digits(&rest[6..8]),
-    ) else {
+    let (Some(h), Some(mi), Some(sec)) = (digits(&rest[0..2]), digits(&rest[3..5]), digits(&rest[6..8]))
+    else {
         return false;
     };
     if h > 23 || mi > 59 || sec > 60 {
@@ -471,11 +398,7 @@ mod tests {
         let errors = err(&one(prop), json!({ "f": value }));
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].field, "f");
-        assert!(
-            errors[0].message.contains(part),
-            "{:?} does not contain {part:?}",
-            errors[0].message
-        );
+        assert!(errors[0].message.contains(part), "{:?} does not contain {part:?}", errors[0].message);
     }
 
     #[test]
@@ -484,10 +407,7 @@ mod tests {
         let e = err(&s, json!(["x"]));
         assert_eq!(
             e,
-            vec![FieldError {
-                field: String::new(),
-                message: "the answer must be a JSON object".into()
-            }]
+            vec![FieldError { field: String::new(), message: "the answer must be a JSON object".into() }]
         );
         assert_eq!(e[0].to_string(), "the answer must be a JSON object");
         err(&s, json!("x"));
@@ -497,21 +417,12 @@ mod tests {
     fn absent_or_null_content_is_empty() {
         let s = schema(json!({"type": "object", "properties": {
             "a": {"type": "string", "default": "x"}, "b": {"type": "boolean"}}}));
-        assert_eq!(
-            validate_content(&s, None).unwrap(),
-            ok(&s, json!({"a": "x"}))
-        );
-        assert_eq!(
-            Value::Object(validate_content(&s, Some(&Value::Null)).unwrap()),
-            json!({"a": "x"})
-        );
+        assert_eq!(validate_content(&s, None).unwrap(), ok(&s, json!({"a": "x"})));
+        assert_eq!(Value::Object(validate_content(&s, Some(&Value::Null)).unwrap()), json!({"a": "x"}));
         let r = one(json!({"type": "string"}));
         assert_eq!(
             validate_content(&r, None).unwrap_err(),
-            vec![FieldError {
-                field: "f".into(),
-                message: "is required".into()
-            }]
+            vec![FieldError { field: "f".into(), message: "is required".into() }]
         );
     }
 
@@ -519,13 +430,7 @@ mod tests {
     fn unknown_keys_are_rejected() {
         let s = one(json!({"type": "string"}));
         let e = err(&s, json!({"f": "x", "extra": 1}));
-        assert_eq!(
-            e,
-            vec![FieldError {
-                field: "extra".into(),
-                message: "is not in the form".into()
-            }]
-        );
+        assert_eq!(e, vec![FieldError { field: "extra".into(), message: "is not in the form".into() }]);
         assert_eq!(e[0].to_string(), "extra: is not in the form");
     }
 
@@ -556,11 +461,7 @@ mod tests {
         let e = err(&s, json!({}));
         assert_eq!(e[0].message, "is required");
         // null is not an omission.
-        err_msg(
-            json!({"type": "string"}),
-            Value::Null,
-            "must be a string, found null",
-        );
+        err_msg(json!({"type": "string"}), Value::Null, "must be a string, found null");
     }
 
     #[test]
@@ -572,22 +473,14 @@ mod tests {
         ok(&s, json!({"f": "😀😀"}));
         err_msg(p.clone(), json!("a"), "must be at least 2 characters");
         err_msg(p.clone(), json!("abcd"), "must be at most 3 characters");
-        err_msg(
-            json!({"type": "string", "maxLength": 1}),
-            json!("ab"),
-            "must be at most 1 character",
-        );
+        err_msg(json!({"type": "string", "maxLength": 1}), json!("ab"), "must be at most 1 character");
         err_msg(p, json!(12), "must be a string, found an integer");
     }
 
     #[test]
     fn email_format() {
-        for good in [
-            "a@b.co",
-            "first.last+tag@sub.example.org",
-            "user@xn--bcher-kva.de",
-            "jürgen@bücher.de",
-        ] {
+        for good in ["a@b.co", "first.last+tag@sub.example.org", "user@xn--bcher-kva.de", "jürgen@bücher.de"]
+        {
             assert!(is_email(good), "{good}");
         }
         for bad in [
@@ -611,11 +504,7 @@ mod tests {
         ] {
             assert!(!is_email(bad), "{bad}");
         }
-        err_msg(
-            json!({"type": "string", "format": "email"}),
-            json!("nope"),
-            "must be an email address",
-        );
+        err_msg(json!({"type": "string", "format": "email"}), json!("nope"), "must be an email address");
     }
 
     #[test]
@@ -649,22 +538,12 @@ mod tests {
         ] {
             assert!(!is_uri(bad), "{bad}");
         }
-        err_msg(
-            json!({"type": "string", "format": "uri"}),
-            json!("example.com"),
-            "must be an absolute URI",
-        );
+        err_msg(json!({"type": "string", "format": "uri"}), json!("example.com"), "must be an absolute URI");
     }
 
     #[test]
     fn date_format() {
-        for good in [
-            "2025-06-18",
-            "2024-02-29",
-            "2000-02-29",
-            "0001-01-01",
-            "9999-12-31",
-        ] {
+        for good in ["2025-06-18", "2024-02-29", "2000-02-29", "0001-01-01", "9999-12-31"] {
             assert!(is_date(good), "{good}");
         }
         for bad in [
@@ -721,11 +600,7 @@ mod tests {
         ] {
             assert!(!is_date_time(bad), "{bad}");
         }
-        err_msg(
-            json!({"type": "string", "format": "date-time"}),
-            json!("2025-06-18T09:30"),
-            "RFC 3339",
-        );
+        err_msg(json!({"type": "string", "format": "date-time"}), json!("2025-06-18T09:30"), "RFC 3339");
     }
 
     #[test]
@@ -766,16 +641,8 @@ mod tests {
     fn booleans() {
         let s = one(json!({"type": "boolean"}));
         assert_eq!(ok(&s, json!({"f": false}))["f"], json!(false));
-        err_msg(
-            json!({"type": "boolean"}),
-            json!("true"),
-            "must be true or false",
-        );
-        err_msg(
-            json!({"type": "boolean"}),
-            json!(1),
-            "must be true or false",
-        );
+        err_msg(json!({"type": "boolean"}), json!("true"), "must be true or false");
+        err_msg(json!({"type": "boolean"}), json!(1), "must be true or false");
     }
 
     #[test]
@@ -803,37 +670,18 @@ mod tests {
             let s = one(p.clone());
             assert_eq!(ok(&s, json!({"f": ["c", "a"]}))["f"], json!(["c", "a"]));
             err_msg(p.clone(), json!([]), "must select at least 1 option");
-            err_msg(
-                p.clone(),
-                json!(["a", "b", "c"]),
-                "must select at most 2 options",
-            );
-            err_msg(
-                p.clone(),
-                json!(["a", "a"]),
-                "\"a\" is selected more than once",
-            );
-            err_msg(
-                p.clone(),
-                json!(["a", "z"]),
-                "\"z\" is not one of the options",
-            );
+            err_msg(p.clone(), json!(["a", "b", "c"]), "must select at most 2 options");
+            err_msg(p.clone(), json!(["a", "a"]), "\"a\" is selected more than once");
+            err_msg(p.clone(), json!(["a", "z"]), "\"z\" is not one of the options");
             err_msg(p.clone(), json!(["a", 1]), "item 1 is an integer");
-            err_msg(
-                p.clone(),
-                json!("a"),
-                "must be an array of strings, found a string",
-            );
+            err_msg(p.clone(), json!("a"), "must be an array of strings, found a string");
         }
     }
 
     #[test]
     fn long_values_are_quoted_short() {
         let long = "x".repeat(1000);
-        let errors = err(
-            &one(json!({"type": "string", "enum": ["a"]})),
-            json!({ "f": long }),
-        );
+        let errors = err(&one(json!({"type": "string", "enum": ["a"]})), json!({ "f": long }));
         assert!(errors[0].message.len() < 120, "{}", errors[0].message);
         assert!(errors[0].message.contains('…'));
     }
@@ -847,14 +695,7 @@ mod tests {
         let e = err(&s, content.clone());
         let fields: Vec<&str> = e.iter().map(|e| e.field.as_str()).collect();
         let mut expected: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
-        expected.extend(
-            content
-                .as_object()
-                .unwrap()
-                .keys()
-                .map(String::as_str)
-                .filter(|k| k.len() == 2),
-        );
+        expected.extend(content.as_object().unwrap().keys().map(String::as_str).filter(|k| k.len() == 2));
         assert_eq!(fields, expected);
         assert_eq!(e.len(), 5);
         let json = serde_json::to_value(&e[0]).unwrap();

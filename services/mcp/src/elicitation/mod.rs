@@ -20,8 +20,7 @@ use serde_json::{Map, Value};
 pub use content::{FieldError, validate_content};
 pub use schema::{
     EnumOption, Field, FieldKind, MAX_ENUM_OPTIONS, MAX_PROPERTIES, MAX_PROPERTY_NAME_CHARS,
-    MAX_SCHEMA_BYTES, RequestedSchema, SchemaError, TOLERATED_KEYWORDS, TextFormat,
-    parse_requested_schema,
+    MAX_SCHEMA_BYTES, RequestedSchema, SchemaError, TOLERATED_KEYWORDS, TextFormat, parse_requested_schema,
 };
 
 /// Longest accepted `message`, in Unicode scalar values.
@@ -132,34 +131,22 @@ pub struct ElicitResult {
 impl ElicitResult {
     /// An accepted form with its content (from [`validate_content`]).
     pub fn accept_form(content: Map<String, Value>) -> Self {
-        Self {
-            action: ElicitAction::Accept,
-            content: Some(content),
-        }
+        Self { action: ElicitAction::Accept, content: Some(content) }
     }
 
     /// An accepted URL elicitation (no content).
     pub fn accept_url() -> Self {
-        Self {
-            action: ElicitAction::Accept,
-            content: None,
-        }
+        Self { action: ElicitAction::Accept, content: None }
     }
 
     /// A decline.
     pub fn decline() -> Self {
-        Self {
-            action: ElicitAction::Decline,
-            content: None,
-        }
+        Self { action: ElicitAction::Decline, content: None }
     }
 
     /// A cancel.
     pub fn cancel() -> Self {
-        Self {
-            action: ElicitAction::Cancel,
-            content: None,
-        }
+        Self { action: ElicitAction::Cancel, content: None }
     }
 }
 
@@ -193,10 +180,7 @@ pub fn parse_elicit_params(params: &Value) -> Result<ElicitRequest, SchemaError>
         Some(other) => {
             return Err(SchemaError::new(
                 "mode",
-                format!(
-                    "must be \"form\" or \"url\", found {}",
-                    schema::describe(other)
-                ),
+                format!("must be \"form\" or \"url\", found {}", schema::describe(other)),
             ));
         }
     };
@@ -259,11 +243,7 @@ pub fn parse_elicit_params(params: &Value) -> Result<ElicitRequest, SchemaError>
                     ));
                 }
             };
-            Ok(ElicitRequest::Url {
-                message,
-                url: url.clone(),
-                elicitation_id,
-            })
+            Ok(ElicitRequest::Url { message, url: url.clone(), elicitation_id })
         }
     }
 }
@@ -286,9 +266,7 @@ fn check_absolute_url(url: &str) -> Result<(), &'static str> {
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let host = if host_port.starts_with('[') {
-        host_port
-            .split_once(']')
-            .map_or("", |(h, _)| h.trim_start_matches('['))
+        host_port.split_once(']').map_or("", |(h, _)| h.trim_start_matches('['))
     } else {
         host_port.split(':').next().unwrap_or("")
     };
@@ -312,33 +290,14 @@ mod tests {
 
     #[test]
     fn actions_and_modes_serialize_lowercase() {
-        assert_eq!(
-            serde_json::to_value(ElicitAction::Accept).unwrap(),
-            "accept"
-        );
-        assert_eq!(
-            serde_json::to_value(ElicitAction::Decline).unwrap(),
-            "decline"
-        );
-        assert_eq!(
-            serde_json::to_value(ElicitAction::Cancel).unwrap(),
-            "cancel"
-        );
-        assert_eq!(
-            serde_json::from_value::<ElicitAction>(json!("cancel")).unwrap(),
-            ElicitAction::Cancel
-        );
+        assert_eq!(serde_json::to_value(ElicitAction::Accept).unwrap(), "accept");
+        assert_eq!(serde_json::to_value(ElicitAction::Decline).unwrap(), "decline");
+        assert_eq!(serde_json::to_value(ElicitAction::Cancel).unwrap(), "cancel");
+        assert_eq!(serde_json::from_value::<ElicitAction>(json!("cancel")).unwrap(), ElicitAction::Cancel);
         assert!(serde_json::from_value::<ElicitAction>(json!("Accept")).is_err());
         assert_eq!(serde_json::to_value(ElicitationMode::Url).unwrap(), "url");
-        assert_eq!(
-            serde_json::from_value::<ElicitationMode>(json!("form")).unwrap(),
-            ElicitationMode::Form
-        );
-        for a in [
-            ElicitAction::Accept,
-            ElicitAction::Decline,
-            ElicitAction::Cancel,
-        ] {
+        assert_eq!(serde_json::from_value::<ElicitationMode>(json!("form")).unwrap(), ElicitationMode::Form);
+        for a in [ElicitAction::Accept, ElicitAction::Decline, ElicitAction::Cancel] {
             assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
         }
         for m in [ElicitationMode::Form, ElicitationMode::Url] {
@@ -354,22 +313,11 @@ mod tests {
             serde_json::to_value(ElicitResult::accept_form(c)).unwrap(),
             json!({"action": "accept", "content": {"a": 1}})
         );
-        assert_eq!(
-            serde_json::to_value(ElicitResult::decline()).unwrap(),
-            json!({"action": "decline"})
-        );
-        assert_eq!(
-            serde_json::to_value(ElicitResult::cancel()).unwrap(),
-            json!({"action": "cancel"})
-        );
-        assert_eq!(
-            serde_json::to_value(ElicitResult::accept_url()).unwrap(),
-            json!({"action": "accept"})
-        );
-        let r: ElicitResult = serde_json::from_value(
-            json!({"action": "accept", "content": {"x": true}, "_meta": {}}),
-        )
-        .unwrap();
+        assert_eq!(serde_json::to_value(ElicitResult::decline()).unwrap(), json!({"action": "decline"}));
+        assert_eq!(serde_json::to_value(ElicitResult::cancel()).unwrap(), json!({"action": "cancel"}));
+        assert_eq!(serde_json::to_value(ElicitResult::accept_url()).unwrap(), json!({"action": "accept"}));
+        let r: ElicitResult =
+            serde_json::from_value(json!({"action": "accept", "content": {"x": true}, "_meta": {}})).unwrap();
         assert_eq!(r.content.unwrap()["x"], json!(true));
     }
 
@@ -418,17 +366,10 @@ mod tests {
                    "url": "https://auth.example.com/connect?x=1", "elicitation_id": "e-1"})
         );
         // 2026-07-28 has no elicitationId.
-        let r = parse_elicit_params(
-            &json!({"mode": "url", "message": "m", "url": "http://127.0.0.1:3000/cb"}),
-        )
-        .unwrap();
-        assert!(matches!(
-            r,
-            ElicitRequest::Url {
-                elicitation_id: None,
-                ..
-            }
-        ));
+        let r =
+            parse_elicit_params(&json!({"mode": "url", "message": "m", "url": "http://127.0.0.1:3000/cb"}))
+                .unwrap();
+        assert!(matches!(r, ElicitRequest::Url { elicitation_id: None, .. }));
         for ok in [
             "https://user@host.example/",
             "http://[::1]:8080/x",
@@ -443,16 +384,8 @@ mod tests {
     #[test]
     fn rejects_bad_params() {
         rejects(json!("x"), "", "must be a JSON object");
-        rejects(
-            json!({"mode": "sms", "message": "m"}),
-            "mode",
-            "unsupported elicitation mode \"sms\"",
-        );
-        rejects(
-            json!({"mode": 1, "message": "m"}),
-            "mode",
-            "must be \"form\" or \"url\"",
-        );
+        rejects(json!({"mode": "sms", "message": "m"}), "mode", "unsupported elicitation mode \"sms\"");
+        rejects(json!({"mode": 1, "message": "m"}), "mode", "must be \"form\" or \"url\"");
         rejects(json!({"requestedSchema": {}}), "message", "is required");
         rejects(json!({"message": 5}), "message", "must be a string");
         rejects(
@@ -465,32 +398,20 @@ mod tests {
         parse_elicit_params(&json!({"message": "é".repeat(MAX_MESSAGE_CHARS),
             "requestedSchema": {"type": "object", "properties": {}}}))
         .unwrap();
-        rejects(
-            json!({"message": "m"}),
-            "requestedSchema",
-            "is required in form mode",
-        );
+        rejects(json!({"message": "m"}), "requestedSchema", "is required in form mode");
         rejects(
             json!({"message": "m", "requestedSchema": {"type": "object",
                    "properties": {"a": {"type": "object"}}}}),
             "requestedSchema.properties.a.type",
             "nested objects",
         );
-        rejects(
-            json!({"message": "m", "requestedSchema": []}),
-            "requestedSchema",
-            "must be a JSON object",
-        );
+        rejects(json!({"message": "m", "requestedSchema": []}), "requestedSchema", "must be a JSON object");
     }
 
     #[test]
     fn rejects_bad_urls() {
         let url = |u: Value| json!({"mode": "url", "message": "m", "url": u});
-        rejects(
-            json!({"mode": "url", "message": "m"}),
-            "url",
-            "is required in url mode",
-        );
+        rejects(json!({"mode": "url", "message": "m"}), "url", "is required in url mode");
         rejects(url(json!(1)), "url", "must be a string");
         rejects(url(json!("example.com/path")), "url", "absolute URL");
         rejects(url(json!("/relative")), "url", "absolute URL");

@@ -127,10 +127,7 @@ pub struct SchemaError {
 impl SchemaError {
     /// A new error at `path`.
     pub fn new(path: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            reason: reason.into(),
-        }
+        Self { path: path.into(), reason: reason.into() }
     }
 
     /// The same error with `prefix` put in front of its path.
@@ -286,9 +283,9 @@ impl FieldKind {
             FieldKind::Number { default, .. } => default.map(number_value),
             FieldKind::Boolean { default } => default.map(Value::Bool),
             FieldKind::SingleSelect { default, .. } => default.clone().map(Value::String),
-            FieldKind::MultiSelect { default, .. } => default
-                .as_ref()
-                .map(|d| Value::Array(d.iter().cloned().map(Value::String).collect())),
+            FieldKind::MultiSelect { default, .. } => {
+                default.as_ref().map(|d| Value::Array(d.iter().cloned().map(Value::String).collect()))
+            }
         }
     }
 }
@@ -307,9 +304,7 @@ pub(crate) fn number_value(x: f64) -> Value {
 /// Parses and validates a form-mode `requestedSchema`.
 pub fn parse_requested_schema(v: &Value) -> Result<RequestedSchema, SchemaError> {
     check_size(v)?;
-    let obj = v
-        .as_object()
-        .ok_or_else(|| SchemaError::new("", "the schema must be a JSON object"))?;
+    let obj = v.as_object().ok_or_else(|| SchemaError::new("", "the schema must be a JSON object"))?;
 
     for key in obj.keys() {
         match key.as_str() {
@@ -329,17 +324,11 @@ pub fn parse_requested_schema(v: &Value) -> Result<RequestedSchema, SchemaError>
 
     match obj.get("type") {
         None => {
-            return Err(SchemaError::new(
-                "type",
-                "is required and must be \"object\"",
-            ));
+            return Err(SchemaError::new("type", "is required and must be \"object\""));
         }
         Some(Value::String(t)) if t == "object" => {}
         Some(other) => {
-            return Err(SchemaError::new(
-                "type",
-                format!("must be \"object\", found {}", describe(other)),
-            ));
+            return Err(SchemaError::new("type", format!("must be \"object\", found {}", describe(other))));
         }
     }
     if let Some(s) = obj.get("$schema")
@@ -352,10 +341,7 @@ pub fn parse_requested_schema(v: &Value) -> Result<RequestedSchema, SchemaError>
 
     let props = match obj.get("properties") {
         None => {
-            return Err(SchemaError::new(
-                "properties",
-                "is required (use {} for a form without fields)",
-            ));
+            return Err(SchemaError::new("properties", "is required (use {} for a form without fields)"));
         }
         Some(Value::Object(p)) => p,
         Some(other) => {
@@ -368,10 +354,7 @@ pub fn parse_requested_schema(v: &Value) -> Result<RequestedSchema, SchemaError>
     if props.len() > MAX_PROPERTIES {
         return Err(SchemaError::new(
             "properties",
-            format!(
-                "has {} properties; at most {MAX_PROPERTIES} are allowed",
-                props.len()
-            ),
+            format!("has {} properties; at most {MAX_PROPERTIES} are allowed", props.len()),
         ));
     }
 
@@ -382,10 +365,7 @@ pub fn parse_requested_schema(v: &Value) -> Result<RequestedSchema, SchemaError>
         let path = format!("properties.{name}");
         let chars = name.chars().count();
         if chars == 0 {
-            return Err(SchemaError::new(
-                "properties",
-                "a property name must not be empty",
-            ));
+            return Err(SchemaError::new("properties", "a property name must not be empty"));
         }
         if chars > MAX_PROPERTY_NAME_CHARS {
             return Err(SchemaError::new(
@@ -396,10 +376,7 @@ pub fn parse_requested_schema(v: &Value) -> Result<RequestedSchema, SchemaError>
             ));
         }
         let p = prop.as_object().ok_or_else(|| {
-            SchemaError::new(
-                &path,
-                format!("a property must be an object, found {}", describe(prop)),
-            )
+            SchemaError::new(&path, format!("a property must be an object, found {}", describe(prop)))
         })?;
         let (title, description, kind) = parse_field(p, &path)?;
         fields.push(Field {
@@ -411,11 +388,7 @@ pub fn parse_requested_schema(v: &Value) -> Result<RequestedSchema, SchemaError>
         });
     }
 
-    Ok(RequestedSchema {
-        title,
-        description,
-        fields,
-    })
+    Ok(RequestedSchema { title, description, fields })
 }
 
 /// A writer that only counts, and fails once past the limit.
@@ -441,10 +414,7 @@ impl io::Write for SizeLimit {
 fn check_size(v: &Value) -> Result<(), SchemaError> {
     let mut w = SizeLimit { written: 0 };
     if serde_json::to_writer(&mut w, v).is_err() {
-        return Err(SchemaError::new(
-            "",
-            format!("the schema is larger than {MAX_SCHEMA_BYTES} bytes"),
-        ));
+        return Err(SchemaError::new("", format!("the schema is larger than {MAX_SCHEMA_BYTES} bytes")));
     }
     Ok(())
 }
@@ -458,18 +428,12 @@ fn parse_required<'a>(
         return Ok(set);
     };
     let items = v.as_array().ok_or_else(|| {
-        SchemaError::new(
-            "required",
-            format!("must be an array of property names, found {}", describe(v)),
-        )
+        SchemaError::new("required", format!("must be an array of property names, found {}", describe(v)))
     })?;
     for (i, item) in items.iter().enumerate() {
         let path = format!("required[{i}]");
         let name = item.as_str().ok_or_else(|| {
-            SchemaError::new(
-                &path,
-                format!("must be a property name (string), found {}", describe(item)),
-            )
+            SchemaError::new(&path, format!("must be a property name (string), found {}", describe(item)))
         })?;
         if !props.contains_key(name) {
             return Err(SchemaError::new(
@@ -497,9 +461,7 @@ fn parse_field(p: &Map<String, Value>, path: &str) -> Result<Parsed, SchemaError
         if p.contains_key(k) {
             return Err(SchemaError::new(
                 join(path, k),
-                format!(
-                    "composition ({k}) is not supported; only flat primitive properties are allowed"
-                ),
+                format!("composition ({k}) is not supported; only flat primitive properties are allowed"),
             ));
         }
     }
@@ -515,10 +477,7 @@ fn parse_field(p: &Map<String, Value>, path: &str) -> Result<Parsed, SchemaError
         Some(other) => {
             return Err(SchemaError::new(
                 join(path, "type"),
-                format!(
-                    "must be a single type name (string), found {}",
-                    describe(other)
-                ),
+                format!("must be a single type name (string), found {}", describe(other)),
             ));
         }
     };
@@ -532,14 +491,9 @@ fn parse_field(p: &Map<String, Value>, path: &str) -> Result<Parsed, SchemaError
     let title = opt_string(p, path, "title")?;
     let description = opt_string(p, path, "description")?;
     let kind = match ty {
-        "string" if p.contains_key("enum") || p.contains_key("oneOf") => {
-            parse_single_select(p, path)?
-        }
+        "string" if p.contains_key("enum") || p.contains_key("oneOf") => parse_single_select(p, path)?,
         "string" if p.contains_key("enumNames") => {
-            return Err(SchemaError::new(
-                join(path, "enumNames"),
-                "is only allowed together with enum",
-            ));
+            return Err(SchemaError::new(join(path, "enumNames"), "is only allowed together with enum"));
         }
         "string" => parse_text(p, path)?,
         "number" | "integer" => parse_number(p, path, ty == "integer")?,
@@ -554,9 +508,7 @@ fn parse_field(p: &Map<String, Value>, path: &str) -> Result<Parsed, SchemaError
         other => {
             return Err(SchemaError::new(
                 join(path, "type"),
-                format!(
-                    "unsupported type {other:?} (expected string, number, integer, boolean or array)"
-                ),
+                format!("unsupported type {other:?} (expected string, number, integer, boolean or array)"),
             ));
         }
     };
@@ -577,15 +529,7 @@ fn parse_text(p: &Map<String, Value>, path: &str) -> Result<FieldKind, SchemaErr
     check_keys(
         p,
         path,
-        &[
-            "type",
-            "title",
-            "description",
-            "minLength",
-            "maxLength",
-            "format",
-            "default",
-        ],
+        &["type", "title", "description", "minLength", "maxLength", "format", "default"],
         "a text field",
     )?;
     let min_length = opt_length(p, path, "minLength")?;
@@ -608,9 +552,7 @@ fn parse_text(p: &Map<String, Value>, path: &str) -> Result<FieldKind, SchemaErr
             other => {
                 return Err(SchemaError::new(
                     join(path, "format"),
-                    format!(
-                        "unsupported format {other:?} (expected email, uri, date or date-time)"
-                    ),
+                    format!("unsupported format {other:?} (expected email, uri, date or date-time)"),
                 ));
             }
         }),
@@ -626,35 +568,15 @@ fn parse_text(p: &Map<String, Value>, path: &str) -> Result<FieldKind, SchemaErr
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => return Err(wrong_default(path, "a string", other)),
     };
-    Ok(FieldKind::Text {
-        min_length,
-        max_length,
-        format,
-        default,
-    })
+    Ok(FieldKind::Text { min_length, max_length, format, default })
 }
 
-fn parse_number(
-    p: &Map<String, Value>,
-    path: &str,
-    integer: bool,
-) -> Result<FieldKind, SchemaError> {
+fn parse_number(p: &Map<String, Value>, path: &str, integer: bool) -> Result<FieldKind, SchemaError> {
     check_keys(
         p,
         path,
-        &[
-            "type",
-            "title",
-            "description",
-            "minimum",
-            "maximum",
-            "default",
-        ],
-        if integer {
-            "an integer field"
-        } else {
-            "a number field"
-        },
+        &["type", "title", "description", "minimum", "maximum", "default"],
+        if integer { "an integer field" } else { "a number field" },
     )?;
     let minimum = opt_number(p, path, "minimum")?;
     let maximum = opt_number(p, path, "maximum")?;
@@ -670,28 +592,14 @@ fn parse_number(
         None => None,
         Some(Value::Number(n)) => n.as_f64(),
         Some(other) => {
-            return Err(wrong_default(
-                path,
-                if integer { "an integer" } else { "a number" },
-                other,
-            ));
+            return Err(wrong_default(path, if integer { "an integer" } else { "a number" }, other));
         }
     };
-    Ok(FieldKind::Number {
-        integer,
-        minimum,
-        maximum,
-        default,
-    })
+    Ok(FieldKind::Number { integer, minimum, maximum, default })
 }
 
 fn parse_boolean(p: &Map<String, Value>, path: &str) -> Result<FieldKind, SchemaError> {
-    check_keys(
-        p,
-        path,
-        &["type", "title", "description", "default"],
-        "a boolean field",
-    )?;
+    check_keys(p, path, &["type", "title", "description", "default"], "a boolean field")?;
     let default = match p.get("default") {
         None => None,
         Some(Value::Bool(b)) => Some(*b),
@@ -704,15 +612,7 @@ fn parse_single_select(p: &Map<String, Value>, path: &str) -> Result<FieldKind, 
     check_keys(
         p,
         path,
-        &[
-            "type",
-            "title",
-            "description",
-            "enum",
-            "enumNames",
-            "oneOf",
-            "default",
-        ],
+        &["type", "title", "description", "enum", "enumNames", "oneOf", "default"],
         "a single-select field",
     )?;
     let options = match (p.get("enum"), p.get("oneOf")) {
@@ -725,10 +625,7 @@ fn parse_single_select(p: &Map<String, Value>, path: &str) -> Result<FieldKind, 
         (Some(values), None) => {
             let values = parse_enum_values(values, &join(path, "enum"))?;
             match p.get("enumNames") {
-                None => values
-                    .into_iter()
-                    .map(|value| EnumOption { value, title: None })
-                    .collect(),
+                None => values.into_iter().map(|value| EnumOption { value, title: None }).collect(),
                 Some(names) => {
                     let names = parse_enum_names(names, &join(path, "enumNames"))?;
                     if names.len() != values.len() {
@@ -744,20 +641,14 @@ fn parse_single_select(p: &Map<String, Value>, path: &str) -> Result<FieldKind, 
                     values
                         .into_iter()
                         .zip(names)
-                        .map(|(value, title)| EnumOption {
-                            value,
-                            title: Some(title),
-                        })
+                        .map(|(value, title)| EnumOption { value, title: Some(title) })
                         .collect()
                 }
             }
         }
         (None, Some(one_of)) => {
             if p.contains_key("enumNames") {
-                return Err(SchemaError::new(
-                    join(path, "enumNames"),
-                    "is only allowed together with enum",
-                ));
+                return Err(SchemaError::new(join(path, "enumNames"), "is only allowed together with enum"));
             }
             parse_titled_options(one_of, &join(path, "oneOf"))?
         }
@@ -775,15 +666,7 @@ fn parse_multi_select(p: &Map<String, Value>, path: &str) -> Result<FieldKind, S
     check_keys(
         p,
         path,
-        &[
-            "type",
-            "title",
-            "description",
-            "items",
-            "minItems",
-            "maxItems",
-            "default",
-        ],
+        &["type", "title", "description", "items", "minItems", "maxItems", "default"],
         "a multi-select field",
     )?;
     let items_path = join(path, "items");
@@ -859,12 +742,7 @@ fn parse_multi_select(p: &Map<String, Value>, path: &str) -> Result<FieldKind, S
             ));
         }
         (Some(values), None) => {
-            check_keys(
-                items,
-                &items_path,
-                &["type", "enum"],
-                "the items of a multi-select field",
-            )?;
+            check_keys(items, &items_path, &["type", "enum"], "the items of a multi-select field")?;
             if item_type.is_none() {
                 return Err(SchemaError::new(
                     join(&items_path, "type"),
@@ -877,12 +755,7 @@ fn parse_multi_select(p: &Map<String, Value>, path: &str) -> Result<FieldKind, S
                 .collect()
         }
         (None, Some(any_of)) => {
-            check_keys(
-                items,
-                &items_path,
-                &["type", "anyOf"],
-                "the items of a multi-select field",
-            )?;
+            check_keys(items, &items_path, &["type", "anyOf"], "the items of a multi-select field")?;
             parse_titled_options(any_of, &join(&items_path, "anyOf"))?
         }
         (None, None) => {
@@ -904,19 +777,12 @@ fn parse_multi_select(p: &Map<String, Value>, path: &str) -> Result<FieldKind, S
     }
     let default = match p.get("default") {
         None => None,
-        Some(Value::Array(a)) if a.iter().all(Value::is_string) => Some(
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect(),
-        ),
+        Some(Value::Array(a)) if a.iter().all(Value::is_string) => {
+            Some(a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        }
         Some(other) => return Err(wrong_default(path, "an array of strings", other)),
     };
-    Ok(FieldKind::MultiSelect {
-        options,
-        min_items,
-        max_items,
-        default,
-    })
+    Ok(FieldKind::MultiSelect { options, min_items, max_items, default })
 }
 
 fn parse_enum_values(v: &Value, path: &str) -> Result<Vec<String>, SchemaError> {
@@ -940,13 +806,7 @@ fn parse_enum_names(v: &Value, path: &str) -> Result<Vec<String>, SchemaError> {
 /// A non-empty array of at most [`MAX_ENUM_OPTIONS`] strings.
 fn string_list(v: &Value, path: &str, what: &str) -> Result<Vec<String>, SchemaError> {
     let arr = v.as_array().ok_or_else(|| {
-        SchemaError::new(
-            path,
-            format!(
-                "must be an array of {what} (strings), found {}",
-                describe(v)
-            ),
-        )
+        SchemaError::new(path, format!("must be an array of {what} (strings), found {}", describe(v)))
     })?;
     check_option_count(arr.len(), path)?;
     arr.iter()
@@ -981,10 +841,7 @@ fn parse_titled_options(v: &Value, path: &str) -> Result<Vec<EnumOption>, Schema
     let arr = v.as_array().ok_or_else(|| {
         SchemaError::new(
             path,
-            format!(
-                "must be an array of {{\"const\", \"title\"}} options, found {}",
-                describe(v)
-            ),
+            format!("must be an array of {{\"const\", \"title\"}} options, found {}", describe(v)),
         )
     })?;
     check_option_count(arr.len(), path)?;
@@ -995,10 +852,7 @@ fn parse_titled_options(v: &Value, path: &str) -> Result<Vec<EnumOption>, Schema
         let o = item.as_object().ok_or_else(|| {
             SchemaError::new(
                 &ipath,
-                format!(
-                    "must be an object {{\"const\", \"title\"}}, found {}",
-                    describe(item)
-                ),
+                format!("must be an object {{\"const\", \"title\"}}, found {}", describe(item)),
             )
         })?;
         check_keys(o, &ipath, &["const", "title"], "an option")?;
@@ -1023,26 +877,15 @@ fn parse_titled_options(v: &Value, path: &str) -> Result<Vec<EnumOption>, Schema
             }
         };
         if !seen.insert(value.clone()) {
-            return Err(SchemaError::new(
-                join(&ipath, "const"),
-                format!("duplicate option value {value:?}"),
-            ));
+            return Err(SchemaError::new(join(&ipath, "const"), format!("duplicate option value {value:?}")));
         }
-        options.push(EnumOption {
-            value,
-            title: Some(title),
-        });
+        options.push(EnumOption { value, title: Some(title) });
     }
     Ok(options)
 }
 
 /// Rejects every key of `o` not in `allowed` (or tolerated), with a reason.
-fn check_keys(
-    o: &Map<String, Value>,
-    path: &str,
-    allowed: &[&str],
-    place: &str,
-) -> Result<(), SchemaError> {
+fn check_keys(o: &Map<String, Value>, path: &str, allowed: &[&str], place: &str) -> Result<(), SchemaError> {
     for k in o.keys() {
         if allowed.contains(&k.as_str()) || TOLERATED_KEYWORDS.contains(&k.as_str()) {
             continue;
@@ -1073,18 +916,13 @@ fn unsupported_keyword(path: &str, k: &str, place: &str) -> SchemaError {
     SchemaError::new(join(path, k), reason)
 }
 
-fn opt_string(
-    o: &Map<String, Value>,
-    path: &str,
-    key: &str,
-) -> Result<Option<String>, SchemaError> {
+fn opt_string(o: &Map<String, Value>, path: &str, key: &str) -> Result<Option<String>, SchemaError> {
     match o.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(SchemaError::new(
-            join(path, key),
-            format!("must be a string, found {}", describe(other)),
-        )),
+        Some(other) => {
+            Err(SchemaError::new(join(path, key), format!("must be a string, found {}", describe(other))))
+        }
     }
 }
 
@@ -1107,10 +945,7 @@ fn opt_length(o: &Map<String, Value>, path: &str, key: &str) -> Result<Option<u6
                 err(format!("must be a non-negative integer, found {n}"))
             }
         }
-        other => err(format!(
-            "must be a non-negative integer, found {}",
-            describe(other)
-        )),
+        other => err(format!("must be a non-negative integer, found {}", describe(other))),
     }
 }
 
@@ -1118,18 +953,14 @@ fn opt_number(o: &Map<String, Value>, path: &str, key: &str) -> Result<Option<f6
     match o.get(key) {
         None => Ok(None),
         Some(Value::Number(n)) => Ok(n.as_f64()),
-        Some(other) => Err(SchemaError::new(
-            join(path, key),
-            format!("must be a number, found {}", describe(other)),
-        )),
+        Some(other) => {
+            Err(SchemaError::new(join(path, key), format!("must be a number, found {}", describe(other))))
+        }
     }
 }
 
 fn wrong_default(path: &str, expected: &str, found: &Value) -> SchemaError {
-    SchemaError::new(
-        join(path, "default"),
-        format!("must be {expected}, found {}", describe(found)),
-    )
+    SchemaError::new(join(path, "default"), format!("must be {expected}, found {}", describe(found)))
 }
 
 /// `a.b`, or just `b` when `a` is empty.
@@ -1164,22 +995,14 @@ mod tests {
     }
 
     fn field(prop: Value) -> FieldKind {
-        parse_requested_schema(&schema_with(prop))
-            .expect("valid")
-            .fields
-            .remove(0)
-            .kind
+        parse_requested_schema(&schema_with(prop)).expect("valid").fields.remove(0).kind
     }
 
     #[track_caller]
     fn rejects(schema: Value, path: &str, reason_part: &str) {
         let err = parse_requested_schema(&schema).expect_err("should be rejected");
         assert_eq!(err.path, path, "wrong path for {err}");
-        assert!(
-            err.reason.contains(reason_part),
-            "reason {:?} does not contain {reason_part:?}",
-            err.reason
-        );
+        assert!(err.reason.contains(reason_part), "reason {:?} does not contain {reason_part:?}", err.reason);
     }
 
     #[track_caller]
@@ -1192,14 +1015,7 @@ mod tests {
     #[test]
     fn minimal_and_empty_schemas() {
         let s = parse_requested_schema(&json!({"type": "object", "properties": {}})).unwrap();
-        assert_eq!(
-            s,
-            RequestedSchema {
-                title: None,
-                description: None,
-                fields: vec![]
-            }
-        );
+        assert_eq!(s, RequestedSchema { title: None, description: None, fields: vec![] });
         let s = parse_requested_schema(&json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object", "title": "T", "description": "D",
@@ -1243,15 +1059,7 @@ mod tests {
     fn tolerated_keywords_are_dropped() {
         let k = field(json!({"type": "string", "pattern": "^[a-z]+$",
             "examples": ["abc"], "$comment": "x"}));
-        assert_eq!(
-            k,
-            FieldKind::Text {
-                min_length: None,
-                max_length: None,
-                format: None,
-                default: None
-            }
-        );
+        assert_eq!(k, FieldKind::Text { min_length: None, max_length: None, format: None, default: None });
         // The pattern is not enforced on defaults either.
         field(json!({"type": "string", "pattern": "^[a-z]+$", "default": "123"}));
     }
@@ -1260,21 +1068,11 @@ mod tests {
     fn number_fields() {
         assert_eq!(
             field(json!({"type": "number", "minimum": -1.5, "maximum": 2, "default": 0.5})),
-            FieldKind::Number {
-                integer: false,
-                minimum: Some(-1.5),
-                maximum: Some(2.0),
-                default: Some(0.5)
-            }
+            FieldKind::Number { integer: false, minimum: Some(-1.5), maximum: Some(2.0), default: Some(0.5) }
         );
         assert_eq!(
             field(json!({"type": "integer", "default": 3})),
-            FieldKind::Number {
-                integer: true,
-                minimum: None,
-                maximum: None,
-                default: Some(3.0)
-            }
+            FieldKind::Number { integer: true, minimum: None, maximum: None, default: Some(3.0) }
         );
         // An integral float is an integer.
         field(json!({"type": "integer", "default": 3.0}));
@@ -1286,14 +1084,9 @@ mod tests {
     fn boolean_field() {
         assert_eq!(
             field(json!({"type": "boolean", "default": false})),
-            FieldKind::Boolean {
-                default: Some(false)
-            }
+            FieldKind::Boolean { default: Some(false) }
         );
-        assert_eq!(
-            field(json!({"type": "boolean"})),
-            FieldKind::Boolean { default: None }
-        );
+        assert_eq!(field(json!({"type": "boolean"})), FieldKind::Boolean { default: None });
     }
 
     #[test]
@@ -1303,14 +1096,8 @@ mod tests {
             untitled,
             FieldKind::SingleSelect {
                 options: vec![
-                    EnumOption {
-                        value: "a".into(),
-                        title: None
-                    },
-                    EnumOption {
-                        value: "b".into(),
-                        title: None
-                    }
+                    EnumOption { value: "a".into(), title: None },
+                    EnumOption { value: "b".into(), title: None }
                 ],
                 default: Some("b".into())
             }
@@ -1333,12 +1120,7 @@ mod tests {
         let untitled = field(json!({"type": "array", "minItems": 1, "maxItems": 2,
             "items": {"type": "string", "enum": ["x", "y", "z"]}, "default": ["x"]}));
         match &untitled {
-            FieldKind::MultiSelect {
-                options,
-                min_items,
-                max_items,
-                default,
-            } => {
+            FieldKind::MultiSelect { options, min_items, max_items, default } => {
                 assert_eq!(options.len(), 3);
                 assert!(options.iter().all(|o| o.title.is_none()));
                 assert_eq!((*min_items, *max_items), (Some(1), Some(2)));
@@ -1349,16 +1131,8 @@ mod tests {
         let titled = field(json!({"type": "array",
             "items": {"anyOf": [{"const": "x", "title": "X"}]}, "default": []}));
         match titled {
-            FieldKind::MultiSelect {
-                options, default, ..
-            } => {
-                assert_eq!(
-                    options,
-                    vec![EnumOption {
-                        value: "x".into(),
-                        title: Some("X".into())
-                    }]
-                );
+            FieldKind::MultiSelect { options, default, .. } => {
+                assert_eq!(options, vec![EnumOption { value: "x".into(), title: Some("X".into()) }]);
                 assert_eq!(default, Some(vec![]));
             }
             other => panic!("{other:?}"),
@@ -1373,12 +1147,7 @@ mod tests {
         let v = json!({"type": "object", "properties": {
             "zeta": {"type": "string"}, "alpha": {"type": "boolean"}, "mid": {"type": "number"}}});
         let s = parse_requested_schema(&v).unwrap();
-        let expected: Vec<&str> = v["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let expected: Vec<&str> = v["properties"].as_object().unwrap().keys().map(String::as_str).collect();
         let got: Vec<&str> = s.properties().map(|(n, _)| n).collect();
         assert_eq!(got, expected);
         assert_eq!(s.field("mid").unwrap().name, "mid");
@@ -1398,15 +1167,8 @@ mod tests {
         .unwrap();
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v["title"], Value::Null);
-        let by_name = |n: &str| {
-            v["fields"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|f| f["name"] == n)
-                .unwrap()
-                .clone()
-        };
+        let by_name =
+            |n: &str| v["fields"].as_array().unwrap().iter().find(|f| f["name"] == n).unwrap().clone();
         assert_eq!(
             by_name("email"),
             json!({"name": "email", "title": "Email", "description": null, "required": true,
@@ -1442,19 +1204,11 @@ mod tests {
 
     #[test]
     fn default_values_for_answers() {
+        assert_eq!(field(json!({"type": "integer", "default": 42})).default_value(), Some(json!(42)));
+        assert_eq!(field(json!({"type": "number", "default": 2.75})).default_value(), Some(json!(2.75)));
         assert_eq!(
-            field(json!({"type": "integer", "default": 42})).default_value(),
-            Some(json!(42))
-        );
-        assert_eq!(
-            field(json!({"type": "number", "default": 2.75})).default_value(),
-            Some(json!(2.75))
-        );
-        assert_eq!(
-            field(
-                json!({"type": "array", "items": {"type": "string", "enum": ["a"]},
-                "default": ["a"]})
-            )
+            field(json!({"type": "array", "items": {"type": "string", "enum": ["a"]},
+                "default": ["a"]}))
             .default_value(),
             Some(json!(["a"]))
         );
@@ -1469,15 +1223,10 @@ mod tests {
         );
         assert_eq!(SchemaError::new("", "bad").to_string(), "bad");
         assert_eq!(
-            SchemaError::new("properties.a", "bad")
-                .prefixed("requestedSchema")
-                .path,
+            SchemaError::new("properties.a", "bad").prefixed("requestedSchema").path,
             "requestedSchema.properties.a"
         );
-        assert_eq!(
-            SchemaError::new("", "bad").prefixed("requestedSchema").path,
-            "requestedSchema"
-        );
+        assert_eq!(SchemaError::new("", "bad").prefixed("requestedSchema").path, "requestedSchema");
     }
 
     // ---- top-level rejections -------------------------------------------
@@ -1486,47 +1235,19 @@ mod tests {
     fn rejects_bad_top_level() {
         rejects(json!([]), "", "must be a JSON object");
         rejects(json!({"properties": {}}), "type", "is required");
-        rejects(
-            json!({"type": "array", "properties": {}}),
-            "type",
-            "must be \"object\"",
-        );
+        rejects(json!({"type": "array", "properties": {}}), "type", "must be \"object\"");
         rejects(json!({"type": "object"}), "properties", "is required");
-        rejects(
-            json!({"type": "object", "properties": []}),
-            "properties",
-            "must be an object",
-        );
-        rejects(
-            json!({"type": "object", "properties": {}, "title": 1}),
-            "title",
-            "must be a string",
-        );
-        rejects(
-            json!({"type": "object", "properties": {}, "$schema": 7}),
-            "$schema",
-            "must be a string",
-        );
+        rejects(json!({"type": "object", "properties": []}), "properties", "must be an object");
+        rejects(json!({"type": "object", "properties": {}, "title": 1}), "title", "must be a string");
+        rejects(json!({"type": "object", "properties": {}, "$schema": 7}), "$schema", "must be a string");
         rejects(
             json!({"type": "object", "properties": {}, "additionalProperties": true}),
             "additionalProperties",
             "only `false`",
         );
-        rejects(
-            json!({"type": "object", "properties": {}, "$defs": {}}),
-            "$defs",
-            "not supported",
-        );
-        rejects(
-            json!({"type": "object", "properties": {}, "$ref": "#/x"}),
-            "$ref",
-            "$ref is not supported",
-        );
-        rejects(
-            json!({"type": "object", "properties": {}, "allOf": []}),
-            "allOf",
-            "composition",
-        );
+        rejects(json!({"type": "object", "properties": {}, "$defs": {}}), "$defs", "not supported");
+        rejects(json!({"type": "object", "properties": {}, "$ref": "#/x"}), "$ref", "$ref is not supported");
+        rejects(json!({"type": "object", "properties": {}, "allOf": []}), "allOf", "composition");
         rejects(
             json!({"type": "object", "properties": {}, "minProperties": 1}),
             "minProperties",
@@ -1536,13 +1257,10 @@ mod tests {
 
     #[test]
     fn rejects_bad_required() {
-        let base = |req: Value| json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": req});
+        let base =
+            |req: Value| json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": req});
         rejects(base(json!(["a", "b"])), "required[1]", "not a property");
-        rejects(
-            base(json!(["a", 1])),
-            "required[1]",
-            "must be a property name",
-        );
+        rejects(base(json!(["a", 1])), "required[1]", "must be a property name");
         rejects(base(json!("a")), "required", "must be an array");
         parse_requested_schema(&base(json!([]))).unwrap();
     }
@@ -1597,8 +1315,7 @@ mod tests {
         );
         // 128 two-byte characters are 256 bytes but only 128 characters.
         let ok = "é".repeat(MAX_PROPERTY_NAME_CHARS);
-        parse_requested_schema(&json!({"type": "object", "properties": {ok: {"type": "string"}}}))
-            .unwrap();
+        parse_requested_schema(&json!({"type": "object", "properties": {ok: {"type": "string"}}})).unwrap();
     }
 
     // ---- property rejections -------------------------------------------
@@ -1644,11 +1361,7 @@ mod tests {
             "properties.f.items.type",
             "nested arrays",
         );
-        rejects_prop(
-            json!({"type": "array"}),
-            "properties.f.items",
-            "is required",
-        );
+        rejects_prop(json!({"type": "array"}), "properties.f.items", "is required");
         rejects_prop(
             json!({"type": "array", "items": {"type": "string"}}),
             "properties.f.items",
@@ -1679,20 +1392,12 @@ mod tests {
             "properties.f.$ref",
             "$ref is not supported",
         );
-        rejects_prop(
-            json!({"type": "array", "items": {"$ref": "#/x"}}),
-            "properties.f.items.$ref",
-            "$ref",
-        );
+        rejects_prop(json!({"type": "array", "items": {"$ref": "#/x"}}), "properties.f.items.$ref", "$ref");
     }
 
     #[test]
     fn rejects_composition_outside_titled_enums() {
-        rejects_prop(
-            json!({"allOf": [{"type": "string"}]}),
-            "properties.f.allOf",
-            "composition (allOf)",
-        );
+        rejects_prop(json!({"allOf": [{"type": "string"}]}), "properties.f.allOf", "composition (allOf)");
         rejects_prop(
             json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
             "properties.f.anyOf",
@@ -1718,32 +1423,16 @@ mod tests {
             "properties.f.items.oneOf",
             "items.anyOf",
         );
-        rejects_prop(
-            json!({"not": {"type": "string"}}),
-            "properties.f.not",
-            "composition (not)",
-        );
+        rejects_prop(json!({"not": {"type": "string"}}), "properties.f.not", "composition (not)");
     }
 
     #[test]
     fn rejects_missing_and_unknown_types() {
         rejects_prop(json!({"title": "x"}), "properties.f.type", "is required");
         rejects_prop(json!({"enum": ["a"]}), "properties.f.type", "is required");
-        rejects_prop(
-            json!({"type": "null"}),
-            "properties.f.type",
-            "unsupported type \"null\"",
-        );
-        rejects_prop(
-            json!({"type": "date"}),
-            "properties.f.type",
-            "unsupported type \"date\"",
-        );
-        rejects_prop(
-            json!({"type": ["string", "null"]}),
-            "properties.f.type",
-            "must be a single type name",
-        );
+        rejects_prop(json!({"type": "null"}), "properties.f.type", "unsupported type \"null\"");
+        rejects_prop(json!({"type": "date"}), "properties.f.type", "unsupported type \"date\"");
+        rejects_prop(json!({"type": ["string", "null"]}), "properties.f.type", "must be a single type name");
     }
 
     #[test]
@@ -1753,21 +1442,13 @@ mod tests {
             "properties.f.exclusiveMinimum",
             "unsupported keyword \"exclusiveMinimum\" in a text field",
         );
-        rejects_prop(
-            json!({"type": "string", "minimum": 1}),
-            "properties.f.minimum",
-            "unsupported keyword",
-        );
+        rejects_prop(json!({"type": "string", "minimum": 1}), "properties.f.minimum", "unsupported keyword");
         rejects_prop(
             json!({"type": "integer", "multipleOf": 2}),
             "properties.f.multipleOf",
             "in an integer field",
         );
-        rejects_prop(
-            json!({"type": "boolean", "const": true}),
-            "properties.f.const",
-            "unsupported keyword",
-        );
+        rejects_prop(json!({"type": "boolean", "const": true}), "properties.f.const", "unsupported keyword");
         rejects_prop(
             json!({"type": "string", "enum": ["a"], "maxLength": 3}),
             "properties.f.maxLength",
@@ -1783,11 +1464,7 @@ mod tests {
             "properties.f.oneOf[0].description",
             "unsupported keyword",
         );
-        rejects_prop(
-            json!({"type": "string", "title": 5}),
-            "properties.f.title",
-            "must be a string",
-        );
+        rejects_prop(json!({"type": "string", "title": 5}), "properties.f.title", "must be a string");
         rejects_prop(
             json!({"type": "string", "description": ["x"]}),
             "properties.f.description",
@@ -1802,11 +1479,7 @@ mod tests {
             "properties.f.format",
             "unsupported format \"uuid\"",
         );
-        rejects_prop(
-            json!({"type": "string", "format": 1}),
-            "properties.f.format",
-            "must be a string",
-        );
+        rejects_prop(json!({"type": "string", "format": 1}), "properties.f.format", "must be a string");
     }
 
     #[test]
@@ -1821,16 +1494,8 @@ mod tests {
             "properties.f.enum[1]",
             "must be a string, found null",
         );
-        rejects_prop(
-            json!({"type": "string", "enum": "a"}),
-            "properties.f.enum",
-            "must be an array",
-        );
-        rejects_prop(
-            json!({"type": "string", "enum": []}),
-            "properties.f.enum",
-            "at least one option",
-        );
+        rejects_prop(json!({"type": "string", "enum": "a"}), "properties.f.enum", "must be an array");
+        rejects_prop(json!({"type": "string", "enum": []}), "properties.f.enum", "at least one option");
         rejects_prop(
             json!({"type": "array", "items": {"type": "string", "enum": ["a", true]}}),
             "properties.f.items.enum[1]",
@@ -1851,11 +1516,7 @@ mod tests {
             "properties.f.oneOf[0].const",
             "is required",
         );
-        rejects_prop(
-            json!({"type": "string", "oneOf": ["a"]}),
-            "properties.f.oneOf[0]",
-            "must be an object",
-        );
+        rejects_prop(json!({"type": "string", "oneOf": ["a"]}), "properties.f.oneOf[0]", "must be an object");
         rejects_prop(
             json!({"type": "array", "items": {"anyOf": [{"const": "a", "title": 2}]}}),
             "properties.f.items.anyOf[0].title",
@@ -1897,10 +1558,7 @@ mod tests {
             "properties.f.enum",
             "has 501 options; at most 500",
         );
-        let titled: Vec<Value> = too_many
-            .iter()
-            .map(|v| json!({"const": v, "title": v}))
-            .collect();
+        let titled: Vec<Value> = too_many.iter().map(|v| json!({"const": v, "title": v})).collect();
         rejects_prop(
             json!({"type": "array", "items": {"anyOf": titled}}),
             "properties.f.items.anyOf",
@@ -2058,18 +1716,11 @@ mod tests {
             "properties.f.maxLength",
             "must be a non-negative integer, found a string",
         );
-        rejects_prop(
-            json!({"type": "number", "minimum": "0"}),
-            "properties.f.minimum",
-            "must be a number",
-        );
+        rejects_prop(json!({"type": "number", "minimum": "0"}), "properties.f.minimum", "must be a number");
         // An integral float is an acceptable length.
         assert!(matches!(
             field(json!({"type": "string", "maxLength": 3.0})),
-            FieldKind::Text {
-                max_length: Some(3),
-                ..
-            }
+            FieldKind::Text { max_length: Some(3), .. }
         ));
     }
 }

@@ -1,0 +1,153 @@
+//! The `herald` binary as an operator meets it: defaults, bad settings, the
+//! SQLite single-process rule, and `herald bootstrap`.
+
+use std::process::Stdio;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::support::{PASSWORD, TestApp, TestDb, body};
+
+fn herald(cwd: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_herald"));
+    command
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HERALD_LOG_FORMAT", "json")
+        .env("HERALD_LISTEN", "127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
+/// Reads the JSON log until the server says it is serving; returns its address.
+async fn serving(child: &mut Child) -> (String, Vec<Value>) {
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let entry: Value =
+            serde_json::from_str(&line).unwrap_or_else(|_| panic!("log line is not JSON: {line}"));
+        seen.push(entry.clone());
+        if entry["message"] == "herald is serving" {
+            // Keep draining so the child never blocks on a full pipe.
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return (entry["listen"].as_str().unwrap().to_owned(), seen);
+        }
+    }
+    panic!("herald exited before serving: {seen:?}");
+}
+
+fn temp_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("herald-cli-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn with_no_settings_it_serves_sqlite_under_data_and_announces_setup() {
+    let cwd = temp_dir();
+    let mut child = herald(&cwd).spawn().unwrap();
+    let (listen, log) = serving(&mut child).await;
+    assert!(cwd.join("data/herald.db").exists(), "the database file is created under ./data");
+    assert!(
+        log.iter()
+            .any(|e| { e["message"].as_str().unwrap_or_default().contains("HERALD_SECRET_KEY is not set") })
+    );
+    assert!(log.iter().any(|e| { e["setup_link"].as_str().is_some_and(|l| l.contains("/setup#token=")) }));
+    let ready = reqwest::get(format!("http://{listen}/readyz")).await.unwrap();
+    assert_eq!(ready.status(), StatusCode::OK);
+    child.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(cwd);
+}
+
+#[tokio::test]
+async fn a_second_process_on_the_same_sqlite_file_refuses_to_start() {
+    let cwd = temp_dir();
+    let mut first = herald(&cwd).spawn().unwrap();
+    serving(&mut first).await;
+    let second = herald(&cwd).output().await.unwrap();
+    assert!(!second.status.success());
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("in use by another herald process"), "{stderr}");
+    first.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(cwd);
+}
+
+#[tokio::test]
+async fn a_bad_setting_stops_it_with_one_line_naming_the_setting() {
+    let cwd = temp_dir();
+    for (name, value, named) in [
+        ("HERALD_LISTEN", "localhost", "HERALD_LISTEN"),
+        ("HERALD_PUBLIC_URL", "ftp://x", "HERALD_PUBLIC_URL"),
+        ("HERALD_DATABASE_URL", "mysql://x", "HERALD_DATABASE_URL"),
+        ("HERALD_SECRET_KEY", "too-short", "HERALD_SECRET_KEY"),
+        ("HERALD_LOG_FORMAT", "xml", "HERALD_LOG_FORMAT"),
+        ("HERALD_LOG_LEVEL", "[", "HERALD_LOG_LEVEL"),
+        ("HERALD_SESSION_HOURS", "forever", "HERALD_SESSION_HOURS"),
+    ] {
+        let output = herald(&cwd).env(name, value).output().await.unwrap();
+        assert_eq!(output.status.code(), Some(2), "{name}={value}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("herald: invalid setting ") && stderr.contains(named), "{stderr}");
+    }
+    assert!(!cwd.join("data").exists(), "nothing was created");
+    let _ = std::fs::remove_dir_all(cwd);
+}
+
+async fn bootstrap(db: &TestDb, org: &str, email: &str, password: &str) -> std::process::Output {
+    let cwd = temp_dir();
+    let mut child = herald(&cwd)
+        .env("HERALD_DATABASE_URL", db.url())
+        .args(["bootstrap", "--org", org, "--org-name", "Acme Inc", "--email", email, "--password-stdin"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(format!("{password}\n").as_bytes()).await.unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    let _ = std::fs::remove_dir_all(cwd);
+    output
+}
+
+#[tokio::test]
+async fn bootstrap_creates_the_org_once_and_refuses_to_repeat() {
+    let db = TestDb::create().await;
+    let weak = bootstrap(&db, "acme", "boss@example.com", "123").await;
+    assert!(!weak.status.success());
+    assert!(String::from_utf8_lossy(&weak.stderr).contains("password"));
+
+    let first = bootstrap(&db, "acme", "boss@example.com", PASSWORD).await;
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(String::from_utf8_lossy(&first.stdout).contains("created organisation acme"));
+
+    let again = bootstrap(&db, "acme", "other@example.com", PASSWORD).await;
+    assert!(!again.status.success());
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(stderr.contains("organisation acme already exists; nothing was changed"), "{stderr}");
+
+    let bad = bootstrap(&db, "Not A Slug", "boss@example.com", PASSWORD).await;
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--org"));
+
+    let app = TestApp::spawn_on(db).await;
+    assert!(app.setup_link.is_none(), "no setup link once an owner exists");
+    let boss = app.browser();
+    let login =
+        boss.post("/api/v1/auth/login", &json!({ "email": "boss@example.com", "password": PASSWORD })).await;
+    assert_eq!(login.status(), StatusCode::OK);
+    let account = body(login).await;
+    assert_eq!(account["memberships"][0]["org"]["slug"], "acme");
+    assert_eq!(account["memberships"][0]["role"], "owner");
+    let stranger = app.browser();
+    let login = stranger
+        .post("/api/v1/auth/login", &json!({ "email": "other@example.com", "password": PASSWORD }))
+        .await;
+    assert_eq!(login.status(), StatusCode::UNAUTHORIZED);
+}

@@ -1,0 +1,14 @@
+//! Black-box tests of the HTTP API over a real socket. Every test gets its
+//! own database: SQLite by default, PostgreSQL when HERALD_TEST_DATABASE_URL
+//! points at a server (see `support`).
+
+mod accounts;
+mod cli;
+mod errors;
+mod matrix;
+mod members;
+mod policy;
+mod servers;
+mod storage;
+mod support;
+mod tokens;
