@@ -8,6 +8,7 @@ use axum::serve::ListenerExt;
 use time::OffsetDateTime;
 use tokio::net::TcpListener;
 
+use crate::broker::{self, Broker};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
 use crate::storage::{self, Store};
@@ -20,6 +21,7 @@ pub struct AppInner {
     pub config: Config,
     pub store: Arc<dyn Store>,
     pub keys: Keys,
+    pub broker: Arc<Broker>,
 }
 
 impl Deref for AppState {
@@ -32,7 +34,8 @@ impl Deref for AppState {
 
 impl AppState {
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
-        Self(Arc::new(AppInner { config, store, keys }))
+        let broker = Broker::new(store.clone());
+        Self(Arc::new(AppInner { config, store, keys, broker }))
     }
 }
 
@@ -88,12 +91,17 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    // Before serving: end whatever a previous run left pending.
+    broker::janitor::sweep(&state.broker).await;
+    let janitor = broker::janitor::spawn(&state.broker);
     let router = crate::api::router(state);
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
     });
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await?;
+    let served = axum::serve(listener, router).with_graceful_shutdown(shutdown).await;
+    janitor.abort();
+    served?;
     Ok(())
 }

@@ -1,9 +1,8 @@
 //! MCP wire types for Herald.
 //!
 //! This crate holds what Herald needs to read and write the Model Context
-//! Protocol correctly, and nothing that touches the outside world: no I/O, no
-//! async, no HTTP, no database. The gateway does the talking; this crate
-//! tells it what a message is and whether it is acceptable.
+//! Protocol correctly, and to speak Streamable HTTP to a server. It knows no
+//! database and no tenant: the gateway decides what to send and to whom.
 //!
 //! - [`jsonrpc`]: JSON-RPC 2.0 envelopes for a proxy (unknown content kept as
 //!   raw JSON, byte for byte), the standard and MCP error codes, the protocol
@@ -12,6 +11,10 @@
 //!   the flat form-schema subset as a typed model ([`parse_requested_schema`],
 //!   [`RequestedSchema`]), validation of accepted answers with defaults filled
 //!   in ([`validate_content`]), and the answer sent upstream ([`ElicitResult`]).
+//! - [`headers`]: the transport's HTTP headers and `_meta` keys, and the
+//!   base64 sentinel encoding of header values.
+//! - [`transport`]: the Streamable HTTP client (POST, the legacy GET stream,
+//!   DELETE), with SSE parsing and size limits.
 //!
 //! ```
 //! use herald_mcp::{ElicitRequest, parse_elicit_params, validate_content};
@@ -39,7 +42,9 @@
 //! ```
 
 pub mod elicitation;
+pub mod headers;
 pub mod jsonrpc;
+pub mod transport;
 
 pub use elicitation::{
     ElicitAction, ElicitRequest, ElicitResult, ElicitationMode, EnumOption, Field, FieldError, FieldKind,

@@ -4,6 +4,7 @@
 pub mod account;
 pub mod auth;
 pub mod csrf;
+pub mod elicitations;
 pub mod error;
 pub mod health;
 pub mod invites;
@@ -15,6 +16,7 @@ pub mod session;
 pub mod setup;
 pub mod tokens;
 pub mod views;
+pub mod ws;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
@@ -47,7 +49,10 @@ pub fn router(state: AppState) -> Router {
         .route("/servers/{slug}", get(servers::show).patch(servers::update).delete(servers::delete))
         .route("/servers/{slug}/cut-off", post(servers::cut_off))
         .route("/servers/{slug}/restore", post(servers::restore))
-        .route("/policy", get(policy::show).put(policy::replace));
+        .route("/policy", get(policy::show).put(policy::replace))
+        .route("/elicitations", get(elicitations::list))
+        .route("/elicitations/{id}", get(elicitations::show))
+        .route("/elicitations/{id}/respond", post(elicitations::answer));
 
     let api = Router::new()
         .route("/setup", get(setup::status).post(setup::complete))
@@ -55,6 +60,7 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/logout", post(account::logout))
         .route("/auth/password", post(account::change_password))
         .route("/me", get(account::me))
+        .route("/ws", get(ws::upgrade))
         .route("/orgs", post(orgs::create))
         .route("/invites/preview", post(invites::preview))
         .route("/invites/accept", post(invites::accept))

@@ -204,6 +204,58 @@ pub struct StoredPolicy {
     pub updated_by: Option<Uuid>,
 }
 
+/// One elicitation, from the moment a server asked until it ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elicitation {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub org_slug: String,
+    pub user_id: Uuid,
+    /// The asking server as registered at the time (never what it calls itself).
+    pub server: ServerSnapshot,
+    pub tool: Option<String>,
+    /// `legacy` (pushed on a session) or `modern` (an `input_required` result).
+    pub protocol: String,
+    /// `form` or `url`.
+    pub mode: String,
+    pub message: String,
+    pub requested_schema: Option<serde_json::Value>,
+    pub url: Option<String>,
+    pub replica_id: Uuid,
+    pub created_at: OffsetDateTime,
+    pub expires_at: OffsetDateTime,
+    /// `None` while pending.
+    pub outcome: Option<Outcome>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSnapshot {
+    pub id: Option<Uuid>,
+    pub slug: String,
+    pub name: String,
+    pub url: String,
+}
+
+/// How an elicitation ended: the action the server receives, who decided it, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub action: String,
+    pub content: Option<serde_json::Value>,
+    pub decided_by: String,
+    pub reason: Option<String>,
+    pub resolved_at: OffsetDateTime,
+}
+
+/// Which of a user's elicitations to list, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct ElicitationQuery {
+    /// `Some(true)`: pending only; `Some(false)`: resolved only.
+    pub pending: Option<bool>,
+    /// Only those older than this id (ids are time-ordered UUIDv7).
+    pub before: Option<Uuid>,
+    pub limit: u32,
+}
+
 #[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
     /// A trivial query, for readiness.
@@ -337,6 +389,34 @@ pub trait Store: Send + Sync + 'static {
         by: Uuid,
         now: OffsetDateTime,
     ) -> Result<()>;
+
+    // --- elicitations -------------------------------------------------------------------
+
+    /// Whether at most one process can use this database (SQLite).
+    fn single_process(&self) -> bool;
+    /// Records a replica's heartbeat (inserting it on the first beat).
+    async fn heartbeat(&self, replica_id: Uuid, now: OffsetDateTime) -> Result<()>;
+    async fn create_elicitation(&self, elicitation: &Elicitation) -> Result<()>;
+    /// The compare-and-set every ending goes through: resolves a pending
+    /// elicitation and returns it, or `None` when it had already ended.
+    async fn resolve_elicitation(&self, id: Uuid, outcome: &Outcome) -> Result<Option<Elicitation>>;
+    /// One of the user's elicitations (callers check the org).
+    async fn elicitation_of_user(&self, user_id: Uuid, id: Uuid) -> Result<Option<Elicitation>>;
+    async fn elicitations(&self, org_id: Uuid, user_id: Uuid, query: &ElicitationQuery) -> Result<Vec<Elicitation>>;
+    /// Everything pending for a user, in every org, oldest first (for a dashboard's resync).
+    async fn pending_elicitations_of_user(&self, user_id: Uuid) -> Result<Vec<Elicitation>>;
+    /// Resolves, with `outcome`, every pending elicitation held by a replica
+    /// other than `alive` whose last heartbeat is older than `stale_before`
+    /// (or that never beat); returns what it resolved.
+    async fn resolve_abandoned(
+        &self,
+        alive: Uuid,
+        stale_before: OffsetDateTime,
+        outcome: &Outcome,
+    ) -> Result<Vec<Elicitation>>;
+    /// Resolves, with `outcome`, pending elicitations whose deadline passed
+    /// before `before`; returns what it resolved.
+    async fn resolve_expired(&self, before: OffsetDateTime, outcome: &Outcome) -> Result<Vec<Elicitation>>;
 }
 
 /// Opens the configured database and applies its migrations.

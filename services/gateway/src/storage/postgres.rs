@@ -12,6 +12,8 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
+    const SINGLE_PROCESS: bool = false;
+
     /// Serialises concurrent changes to one org's memberships.
     const LOCK_ORG: &'static str = "SELECT id FROM orgs WHERE id = $1 FOR UPDATE";
 

@@ -3,7 +3,7 @@
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{
+use super::{Elicitation, Outcome, ServerSnapshot,
     ApiToken, CutOff, DbTime, Invite, Member, Membership, Org, Server, StoredPolicy, TokenPrincipal, User,
     UserCredentials,
 };
@@ -215,5 +215,63 @@ pub(super) struct PolicyRow {
 impl From<PolicyRow> for StoredPolicy {
     fn from(r: PolicyRow) -> Self {
         StoredPolicy { document: r.document.0, updated_at: r.updated_at.0, updated_by: r.updated_by }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ElicitationRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub org_slug: String,
+    pub user_id: Uuid,
+    pub server_id: Option<Uuid>,
+    pub server_slug: String,
+    pub server_name: String,
+    pub server_url: String,
+    pub tool: Option<String>,
+    pub protocol: String,
+    pub mode: String,
+    pub message: String,
+    pub requested_schema: Option<Json<serde_json::Value>>,
+    pub url: Option<String>,
+    pub action: Option<String>,
+    pub content: Option<Json<serde_json::Value>>,
+    pub decided_by: Option<String>,
+    pub reason: Option<String>,
+    pub replica_id: Uuid,
+    pub created_at: DbTime,
+    pub expires_at: DbTime,
+    pub resolved_at: Option<DbTime>,
+}
+
+impl From<ElicitationRow> for Elicitation {
+    fn from(r: ElicitationRow) -> Self {
+        let outcome = match (r.action, r.decided_by, r.resolved_at) {
+            (Some(action), Some(decided_by), Some(resolved_at)) => Some(Outcome {
+                action,
+                content: r.content.map(|c| c.0),
+                decided_by,
+                reason: r.reason,
+                resolved_at: resolved_at.0,
+            }),
+            _ => None,
+        };
+        Elicitation {
+            id: r.id,
+            org_id: r.org_id,
+            org_slug: r.org_slug,
+            user_id: r.user_id,
+            server: ServerSnapshot { id: r.server_id, slug: r.server_slug, name: r.server_name, url: r.server_url },
+            tool: r.tool,
+            protocol: r.protocol,
+            mode: r.mode,
+            message: r.message,
+            requested_schema: r.requested_schema.map(|s| s.0),
+            url: r.url,
+            replica_id: r.replica_id,
+            created_at: r.created_at.0,
+            expires_at: r.expires_at.0,
+            outcome,
+        }
     }
 }

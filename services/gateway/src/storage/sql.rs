@@ -42,6 +42,14 @@ macro_rules! token_cols {
     };
 }
 
+macro_rules! elicitation_cols {
+    () => {
+        "id, org_id, org_slug, user_id, server_id, server_slug, server_name, server_url, tool, protocol, \
+         mode, message, requested_schema, url, action, content, decided_by, reason, replica_id, \
+         created_at, expires_at, resolved_at"
+    };
+}
+
 macro_rules! server_cols {
     () => {
         "id, org_id, slug, name, url, header_names, headers_sealed, created_at, \
@@ -790,8 +798,175 @@ macro_rules! impl_store {
                 .await?;
                 Ok(())
             }
+
+            fn single_process(&self) -> bool {
+                Self::SINGLE_PROCESS
+            }
+
+            async fn heartbeat(&self, replica_id: uuid::Uuid, now: time::OffsetDateTime) -> $crate::storage::Result<()> {
+                sqlx::query(
+                    "INSERT INTO replicas (id, started_at, heartbeat_at) VALUES ($1, $2, $2) \
+                     ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+                )
+                .bind(replica_id)
+                .bind($crate::storage::DbTime(now))
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn create_elicitation(&self, e: &$crate::storage::Elicitation) -> $crate::storage::Result<()> {
+                use $crate::storage::DbTime;
+                sqlx::query(
+                    "INSERT INTO elicitations (id, org_id, org_slug, user_id, server_id, server_slug, server_name, \
+                     server_url, tool, protocol, mode, message, requested_schema, url, status, replica_id, \
+                     created_at, expires_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $15, $16, $17)",
+                )
+                .bind(e.id)
+                .bind(e.org_id)
+                .bind(&e.org_slug)
+                .bind(e.user_id)
+                .bind(e.server.id)
+                .bind(&e.server.slug)
+                .bind(&e.server.name)
+                .bind(&e.server.url)
+                .bind(&e.tool)
+                .bind(&e.protocol)
+                .bind(&e.mode)
+                .bind(&e.message)
+                .bind(e.requested_schema.as_ref().map(sqlx::types::Json))
+                .bind(&e.url)
+                .bind(e.replica_id)
+                .bind(DbTime(e.created_at))
+                .bind(DbTime(e.expires_at))
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn resolve_elicitation(
+                &self,
+                id: uuid::Uuid,
+                outcome: &$crate::storage::Outcome,
+            ) -> $crate::storage::Result<Option<$crate::storage::Elicitation>> {
+                use $crate::storage::{rows::ElicitationRow, DbTime};
+                let row: Option<ElicitationRow> = sqlx::query_as(concat!(
+                    "UPDATE elicitations SET status = 'resolved', action = $2, content = $3, decided_by = $4, \
+                     reason = $5, resolved_at = $6 WHERE id = $1 AND status = 'pending' RETURNING ",
+                    $crate::storage::sql::elicitation_cols!()
+                ))
+                .bind(id)
+                .bind(&outcome.action)
+                .bind(outcome.content.as_ref().map(sqlx::types::Json))
+                .bind(&outcome.decided_by)
+                .bind(&outcome.reason)
+                .bind(DbTime(outcome.resolved_at))
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.map(Into::into))
+            }
+
+            async fn elicitation_of_user(
+                &self,
+                user_id: uuid::Uuid,
+                id: uuid::Uuid,
+            ) -> $crate::storage::Result<Option<$crate::storage::Elicitation>> {
+                let row: Option<$crate::storage::rows::ElicitationRow> = sqlx::query_as(concat!(
+                    "SELECT ", $crate::storage::sql::elicitation_cols!(),
+                    " FROM elicitations WHERE user_id = $1 AND id = $2"
+                ))
+                .bind(user_id)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.map(Into::into))
+            }
+
+            async fn elicitations(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                query: &$crate::storage::ElicitationQuery,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
+                let status = query.pending.map(|pending| if pending { "pending" } else { "resolved" });
+                let rows: Vec<$crate::storage::rows::ElicitationRow> = sqlx::query_as(concat!(
+                    "SELECT ", $crate::storage::sql::elicitation_cols!(),
+                    " FROM elicitations WHERE org_id = $1 AND user_id = $2 \
+                     AND ($3 IS NULL OR status = $3) AND ($4 IS NULL OR id < $4) \
+                     ORDER BY id DESC LIMIT $5"
+                ))
+                .bind(org_id)
+                .bind(user_id)
+                .bind(status)
+                .bind(query.before)
+                .bind(i64::from(query.limit))
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn pending_elicitations_of_user(
+                &self,
+                user_id: uuid::Uuid,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
+                let rows: Vec<$crate::storage::rows::ElicitationRow> = sqlx::query_as(concat!(
+                    "SELECT ", $crate::storage::sql::elicitation_cols!(),
+                    " FROM elicitations WHERE user_id = $1 AND status = 'pending' ORDER BY id"
+                ))
+                .bind(user_id)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn resolve_abandoned(
+                &self,
+                alive: uuid::Uuid,
+                stale_before: time::OffsetDateTime,
+                outcome: &$crate::storage::Outcome,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
+                use $crate::storage::{rows::ElicitationRow, DbTime};
+                let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
+                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
+                     reason = $3, resolved_at = $4 \
+                     WHERE status = 'pending' AND replica_id <> $5 AND replica_id NOT IN \
+                     (SELECT id FROM replicas WHERE heartbeat_at >= $6) RETURNING ",
+                    $crate::storage::sql::elicitation_cols!()
+                ))
+                .bind(&outcome.action)
+                .bind(&outcome.decided_by)
+                .bind(&outcome.reason)
+                .bind(DbTime(outcome.resolved_at))
+                .bind(alive)
+                .bind(DbTime(stale_before))
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn resolve_expired(
+                &self,
+                before: time::OffsetDateTime,
+                outcome: &$crate::storage::Outcome,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
+                use $crate::storage::{rows::ElicitationRow, DbTime};
+                let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
+                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
+                     reason = $3, resolved_at = $4 WHERE status = 'pending' AND expires_at < $5 RETURNING ",
+                    $crate::storage::sql::elicitation_cols!()
+                ))
+                .bind(&outcome.action)
+                .bind(&outcome.decided_by)
+                .bind(&outcome.reason)
+                .bind(DbTime(outcome.resolved_at))
+                .bind(DbTime(before))
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
         }
     };
 }
 
-pub(super) use {impl_store, invite_cols, member_select, membership_select, server_cols, token_cols};
+pub(super) use {elicitation_cols, impl_store, invite_cols, member_select, membership_select, server_cols, token_cols};

@@ -19,6 +19,8 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    const SINGLE_PROCESS: bool = true;
+
     /// `BEGIN IMMEDIATE` already holds the database's single write lock.
     const LOCK_ORG: &'static str = "SELECT id FROM orgs WHERE id = $1";
 

@@ -1,0 +1,134 @@
+//! `GET /api/v1/ws`: the signed-in user's live feed. On connect it first
+//! sends every pending elicitation of the user, then each event as it
+//! happens; the browser answers with `respond` messages.
+
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::auth::Principal;
+use super::error::ApiError;
+use crate::app::AppState;
+use crate::broker::events::ServerEvent;
+use crate::broker::respond::{Answer, RespondError, respond};
+
+/// Browser messages are small: an answer to one form.
+const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+
+pub async fn upgrade(
+    State(state): State<AppState>,
+    principal: Principal,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    // Cross-site websocket hijacking: a browser always sends Origin.
+    if let Some(origin) = headers.get(header::ORIGIN)
+        && origin.to_str().ok() != Some(state.config.public_origin().as_str())
+    {
+        return ApiError::CrossSite.into_response();
+    }
+    let user_id = principal.user().id;
+    ws.max_message_size(MAX_MESSAGE_BYTES).on_upgrade(move |socket| serve(state, user_id, socket))
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", deny_unknown_fields)]
+enum BrowserMessage {
+    #[serde(rename = "respond")]
+    Respond {
+        id: Uuid,
+        action: herald_mcp::ElicitAction,
+        #[serde(default)]
+        content: Option<serde_json::Value>,
+    },
+}
+
+async fn serve(state: AppState, user_id: Uuid, mut socket: WebSocket) {
+    let (seat, mut events) = state.broker.hub.join(user_id);
+    // Joined first, then read: nothing created in between is missed (a
+    // duplicate `created` is possible and harmless; browsers key by id).
+    match state.store.pending_elicitations_of_user(user_id).await {
+        Ok(pending) => {
+            for e in &pending {
+                if send(&mut socket, &ServerEvent::created(e)).await.is_err() {
+                    state.broker.hub.leave(&seat);
+                    return;
+                }
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "could not load pending elicitations for a dashboard");
+            state.broker.hub.leave(&seat);
+            return;
+        }
+    }
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Some(text) => if socket.send(Message::Text(text)).await.is_err() { break },
+                // The hub dropped this socket (too slow): close, the dashboard resyncs.
+                None => break,
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    let reply = handle(&state, user_id, &text).await;
+                    if send(&mut socket, &reply).await.is_err() { break }
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    let reply = error(None, "bad_message", "messages are JSON text");
+                    if send(&mut socket, &reply).await.is_err() { break }
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+    state.broker.hub.leave(&seat);
+}
+
+async fn handle(state: &AppState, user_id: Uuid, text: &str) -> ServerEvent {
+    let message: BrowserMessage = match serde_json::from_str(text) {
+        Ok(m) => m,
+        Err(e) => return error(None, "bad_message", &e.to_string()),
+    };
+    match message {
+        BrowserMessage::Respond { id, action, content } => {
+            let membership_ok = match state.store.elicitation_of_user(user_id, id).await {
+                Ok(Some(e)) => state.store.membership(&e.org_slug, user_id).await.ok().flatten().is_some(),
+                _ => true, // `respond` reports the missing record itself
+            };
+            if !membership_ok {
+                return error(Some(id), "not_found", "no such elicitation");
+            }
+            match respond(&state.broker, user_id, None, id, Answer { action, content }).await {
+                Ok(_) => ServerEvent::Ack { id },
+                Err(RespondError::NotFound) => error(Some(id), "not_found", "no such elicitation"),
+                Err(RespondError::Ended(action)) => {
+                    error(Some(id), "ended", &format!("this elicitation has already ended ({action})"))
+                }
+                Err(RespondError::Invalid(errors)) => ServerEvent::Error {
+                    id: Some(id),
+                    code: "invalid",
+                    detail: "the answer does not fit the form".into(),
+                    errors,
+                },
+                Err(RespondError::Store(e)) => {
+                    tracing::warn!(error = %e, "could not record an answer");
+                    error(Some(id), "unavailable", "the answer could not be recorded; try again")
+                }
+            }
+        }
+    }
+}
+
+fn error(id: Option<Uuid>, code: &'static str, detail: &str) -> ServerEvent {
+    ServerEvent::Error { id, code, detail: detail.to_owned(), errors: vec![] }
+}
+
+async fn send(socket: &mut WebSocket, event: &ServerEvent) -> Result<(), axum::Error> {
+    let text = serde_json::to_string(event).expect("events serialize");
+    socket.send(Message::Text(Utf8Bytes::from(text))).await
+}

@@ -1,0 +1,97 @@
+//! What dashboards are told, over the websocket and the REST API alike.
+
+use serde::Serialize;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::storage::Elicitation;
+
+/// An elicitation as a person sees it. The server is the one registered in
+/// the org (never a name the server chose for itself).
+#[derive(Debug, Serialize)]
+pub struct ElicitationView {
+    pub id: Uuid,
+    pub org: String,
+    pub server: ServerView,
+    pub tool: Option<String>,
+    pub mode: String,
+    pub message: String,
+    /// The schema as the server sent it (already checked against the subset).
+    pub requested_schema: Option<serde_json::Value>,
+    /// The same form, normalised: one entry per field, in order.
+    pub form: Option<herald_mcp::RequestedSchema>,
+    pub url: Option<String>,
+    pub status: &'static str,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+    pub action: Option<String>,
+    pub content: Option<serde_json::Value>,
+    pub decided_by: Option<String>,
+    pub reason: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub resolved_at: Option<OffsetDateTime>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ServerView {
+    pub slug: String,
+    pub name: String,
+    pub url: String,
+}
+
+impl From<&Elicitation> for ElicitationView {
+    fn from(e: &Elicitation) -> Self {
+        let outcome = e.outcome.as_ref();
+        Self {
+            id: e.id,
+            org: e.org_slug.clone(),
+            server: ServerView { slug: e.server.slug.clone(), name: e.server.name.clone(), url: e.server.url.clone() },
+            tool: e.tool.clone(),
+            mode: e.mode.clone(),
+            message: e.message.clone(),
+            requested_schema: e.requested_schema.clone(),
+            form: e.requested_schema.as_ref().and_then(|s| herald_mcp::parse_requested_schema(s).ok()),
+            url: e.url.clone(),
+            status: if outcome.is_some() { "resolved" } else { "pending" },
+            created_at: e.created_at,
+            expires_at: e.expires_at,
+            action: outcome.map(|o| o.action.clone()),
+            content: outcome.and_then(|o| o.content.clone()),
+            decided_by: outcome.map(|o| o.decided_by.clone()),
+            reason: outcome.and_then(|o| o.reason.clone()),
+            resolved_at: outcome.map(|o| o.resolved_at),
+        }
+    }
+}
+
+/// Server-to-browser websocket messages.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type")]
+pub enum ServerEvent {
+    #[serde(rename = "elicitation.created")]
+    Created(ElicitationView),
+    #[serde(rename = "elicitation.resolved")]
+    Resolved { id: Uuid, action: String, decided_by: String, reason: Option<String> },
+    #[serde(rename = "ack")]
+    Ack { id: Uuid },
+    #[serde(rename = "error")]
+    Error { id: Option<Uuid>, code: &'static str, detail: String, errors: Vec<herald_mcp::FieldError> },
+}
+
+impl ServerEvent {
+    pub fn created(e: &Elicitation) -> Self {
+        ServerEvent::Created(e.into())
+    }
+
+    pub fn resolved(e: &Elicitation) -> Self {
+        let outcome = e.outcome.as_ref();
+        ServerEvent::Resolved {
+            id: e.id,
+            action: outcome.map(|o| o.action.clone()).unwrap_or_default(),
+            decided_by: outcome.map(|o| o.decided_by.clone()).unwrap_or_default(),
+            reason: outcome.and_then(|o| o.reason.clone()),
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Nothing stays pending forever: this replica's heartbeat, and the sweeps
+//! that end what dead replicas left pending and what outlived its deadline
+//! (normally the waiting call ends those itself; the sweep is the backstop).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use time::OffsetDateTime;
+
+use super::Broker;
+use super::outcome::{DecidedBy, cancelled, reason};
+
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+/// A replica silent for this long is dead.
+pub const REPLICA_TIMEOUT: Duration = Duration::from_secs(20);
+/// The waiting call gets this long past a deadline to end it itself.
+const DEADLINE_GRACE: Duration = Duration::from_secs(5);
+
+/// One round: beat, then end what dead replicas and lapsed deadlines left.
+/// On a single-process database every other replica is a previous run.
+pub async fn sweep(broker: &Broker) {
+    let store = broker.store();
+    let now = OffsetDateTime::now_utc();
+    if let Err(e) = store.heartbeat(broker.replica_id, now).await {
+        tracing::warn!(error = %e, "heartbeat failed");
+        return;
+    }
+    let stale_before = if store.single_process() { now } else { now - REPLICA_TIMEOUT };
+    match store.resolve_abandoned(broker.replica_id, stale_before, &cancelled(DecidedBy::System, reason::INTERRUPTED)).await {
+        Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
+        Err(e) => tracing::warn!(error = %e, "could not end elicitations of dead replicas"),
+    }
+    match store.resolve_expired(now - DEADLINE_GRACE, &cancelled(DecidedBy::Timeout, reason::EXPIRED)).await {
+        Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
+        Err(e) => tracing::warn!(error = %e, "could not end expired elicitations"),
+    }
+}
+
+/// Runs `sweep` now and then every `HEARTBEAT_EVERY`, until the broker is gone.
+pub fn spawn(broker: &Arc<Broker>) -> tokio::task::JoinHandle<()> {
+    let broker = Arc::downgrade(broker);
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(HEARTBEAT_EVERY);
+        loop {
+            ticks.tick().await;
+            let Some(broker) = broker.upgrade() else { return };
+            sweep(&broker).await;
+        }
+    })
+}

@@ -1,0 +1,159 @@
+//! The elicitation broker: one record per elicitation, every ending one
+//! compare-and-set in the database, and the wake-ups that carry an ending to
+//! the suspended call that waits for it and to the user's dashboards.
+//!
+//! A call that meets an elicitation `open`s it (stored as pending, pushed to
+//! dashboards) and awaits its `Waiter`. Whoever ends it — the person, the
+//! deadline, the server, the caller, Herald — goes through `resolve`: the
+//! database decides the one winner, and the winner's outcome is handed to the
+//! waiter and announced to every dashboard.
+
+pub mod events;
+pub mod hub;
+pub mod janitor;
+pub mod outcome;
+pub mod respond;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use time::OffsetDateTime;
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+use crate::storage::{Elicitation, Outcome, Store, StoreError};
+use events::ServerEvent;
+use hub::Hub;
+use outcome::{DecidedBy, cancelled, reason};
+
+pub struct Broker {
+    /// This process, as recorded on the elicitations it holds.
+    pub replica_id: Uuid,
+    pub hub: Hub,
+    store: Arc<dyn Store>,
+    waiters: Mutex<HashMap<Uuid, oneshot::Sender<Elicitation>>>,
+}
+
+impl Broker {
+    pub fn new(store: Arc<dyn Store>) -> Arc<Self> {
+        Arc::new(Self {
+            replica_id: Uuid::new_v4(),
+            hub: Hub::default(),
+            store,
+            waiters: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Stores a new pending elicitation and shows it on the user's dashboards;
+    /// the returned waiter resolves when it ends, however it ends.
+    pub async fn open(self: &Arc<Self>, elicitation: Elicitation) -> Result<Waiter, StoreError> {
+        let (tx, rx) = oneshot::channel();
+        // Registered before the record exists, so no answer can slip past.
+        self.waiters.lock().expect("waiters lock").insert(elicitation.id, tx);
+        if let Err(e) = self.store.create_elicitation(&elicitation).await {
+            self.waiters.lock().expect("waiters lock").remove(&elicitation.id);
+            return Err(e);
+        }
+        tracing::info!(
+            elicitation_id = %elicitation.id, org = %elicitation.org_slug, server = %elicitation.server.slug,
+            tool = elicitation.tool.as_deref().unwrap_or("-"), mode = %elicitation.mode, "elicitation pending"
+        );
+        self.hub.publish(elicitation.user_id, &ServerEvent::created(&elicitation));
+        Ok(Waiter {
+            broker: self.clone(),
+            id: elicitation.id,
+            user_id: elicitation.user_id,
+            deadline: elicitation.expires_at,
+            rx: Some(rx),
+        })
+    }
+
+    /// Ends a pending elicitation if it still is; `None` if it had already ended.
+    pub async fn resolve(&self, id: Uuid, outcome: &Outcome) -> Result<Option<Elicitation>, StoreError> {
+        let resolved = self.store.resolve_elicitation(id, outcome).await?;
+        if let Some(e) = &resolved {
+            self.announce(e);
+        }
+        Ok(resolved)
+    }
+
+    /// Tells the waiting call (if it is on this replica) and the user's
+    /// dashboards that `e` has ended.
+    pub fn announce(&self, e: &Elicitation) {
+        if let Some(outcome) = &e.outcome {
+            tracing::info!(
+                elicitation_id = %e.id, action = %outcome.action, decided_by = %outcome.decided_by,
+                reason = outcome.reason.as_deref().unwrap_or("-"), "elicitation ended"
+            );
+        }
+        if let Some(tx) = self.waiters.lock().expect("waiters lock").remove(&e.id) {
+            let _ = tx.send(e.clone());
+        }
+        self.hub.publish(e.user_id, &ServerEvent::resolved(e));
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+}
+
+/// A suspended call's claim on one pending elicitation.
+pub struct Waiter {
+    broker: Arc<Broker>,
+    pub id: Uuid,
+    user_id: Uuid,
+    deadline: OffsetDateTime,
+    rx: Option<oneshot::Receiver<Elicitation>>,
+}
+
+impl Waiter {
+    /// Waits until the elicitation ends: answered, or its deadline passed,
+    /// or ended by whoever calls `Broker::resolve` meanwhile.
+    pub async fn ended(mut self) -> Elicitation {
+        let mut rx = self.rx.take().expect("a waiter is awaited once");
+        let until_deadline = (self.deadline - OffsetDateTime::now_utc()).max(time::Duration::ZERO);
+        let sleep = tokio::time::sleep(until_deadline.unsigned_abs());
+        tokio::select! {
+            ended = &mut rx => {
+                if let Ok(e) = ended {
+                    return e;
+                }
+            }
+            () = sleep => {
+                let timeout = cancelled(DecidedBy::Timeout, reason::EXPIRED);
+                if let Ok(Some(e)) = self.broker.resolve(self.id, &timeout).await {
+                    return e;
+                }
+            }
+        }
+        // Someone else ended it (possibly another replica): the row says how.
+        self.settled().await
+    }
+
+    /// Reads the ending from the database, for endings that did not come
+    /// through this replica's wake-up; retries while the database is away.
+    async fn settled(&self) -> Elicitation {
+        let mut delay = std::time::Duration::from_millis(50);
+        loop {
+            match self.broker.store.elicitation_of_user(self.user_id, self.id).await {
+                Ok(Some(e)) if e.outcome.is_some() => return e,
+                Ok(Some(_)) => {
+                    // Still pending: the deadline's resolve failed; try it again.
+                    let timeout = cancelled(DecidedBy::Timeout, reason::EXPIRED);
+                    if let Ok(Some(e)) = self.broker.resolve(self.id, &timeout).await {
+                        return e;
+                    }
+                }
+                _ => {}
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(std::time::Duration::from_secs(2));
+        }
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        self.broker.waiters.lock().expect("waiters lock").remove(&self.id);
+    }
+}

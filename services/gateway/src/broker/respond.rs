@@ -1,0 +1,79 @@
+//! A person's answer, from the REST API or a websocket: checked against the
+//! record and its schema, then applied by the broker's compare-and-set.
+
+use herald_mcp::{ElicitAction, FieldError, parse_requested_schema, validate_content};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::Broker;
+use super::outcome::{DecidedBy, outcome, reason};
+use crate::storage::{Elicitation, StoreError};
+
+/// `respond {action, content?}` as dashboards send it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    pub action: ElicitAction,
+    #[serde(default)]
+    pub content: Option<serde_json::Value>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RespondError {
+    #[error("no such elicitation")]
+    NotFound,
+    #[error("this elicitation has already ended ({0})")]
+    Ended(String),
+    #[error("the answer does not fit the form")]
+    Invalid(Vec<FieldError>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Applies `answer` to elicitation `id` of `user_id`; `org_id`, when given,
+/// must be the elicitation's org. The first answer wins; later ones get `Ended`.
+pub async fn respond(
+    broker: &Broker,
+    user_id: Uuid,
+    org_id: Option<Uuid>,
+    id: Uuid,
+    answer: Answer,
+) -> Result<Elicitation, RespondError> {
+    let record = broker
+        .store()
+        .elicitation_of_user(user_id, id)
+        .await?
+        .filter(|e| org_id.is_none_or(|org| org == e.org_id))
+        .ok_or(RespondError::NotFound)?;
+    if let Some(ended) = &record.outcome {
+        return Err(RespondError::Ended(ended.action.clone()));
+    }
+    let (content, why) = match answer.action {
+        ElicitAction::Accept if record.mode == "form" => {
+            let schema = record
+                .requested_schema
+                .as_ref()
+                .and_then(|s| parse_requested_schema(s).ok())
+                .ok_or_else(|| RespondError::Invalid(vec![FieldError { field: String::new(), message: "the form cannot be answered".into() }]))?;
+            let content = validate_content(&schema, answer.content.as_ref()).map_err(RespondError::Invalid)?;
+            (Some(serde_json::Value::Object(content)), reason::ANSWERED)
+        }
+        _ if answer.content.as_ref().is_some_and(|c| !c.is_null()) => {
+            return Err(RespondError::Invalid(vec![FieldError {
+                field: "content".into(),
+                message: "content goes only with accepting a form".into(),
+            }]));
+        }
+        ElicitAction::Accept => (None, reason::ANSWERED),
+        ElicitAction::Decline => (None, reason::DECLINED),
+        ElicitAction::Cancel => (None, reason::DISMISSED),
+    };
+    let ending = outcome(answer.action, content, DecidedBy::User, why);
+    match broker.resolve(id, &ending).await? {
+        Some(resolved) => Ok(resolved),
+        None => {
+            let now = broker.store().elicitation_of_user(user_id, id).await?;
+            Err(RespondError::Ended(now.and_then(|e| e.outcome).map(|o| o.action).unwrap_or_default()))
+        }
+    }
+}
