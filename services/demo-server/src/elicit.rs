@@ -62,7 +62,11 @@ struct SealedState {
 }
 
 /// Does the client take questions in this mode?
-fn supports(capabilities: Option<&ClientCapabilities>, mode: Mode, version: Option<&ProtocolVersion>) -> bool {
+fn supports(
+    capabilities: Option<&ClientCapabilities>,
+    mode: Mode,
+    version: Option<&ProtocolVersion>,
+) -> bool {
     let Some(elicitation) = capabilities.and_then(|caps| caps.elicitation.as_ref()) else {
         return false;
     };
@@ -78,7 +82,9 @@ fn supports(capabilities: Option<&ClientCapabilities>, mode: Mode, version: Opti
 fn unavailable(mode: Mode) -> rmcp::model::CallToolResult {
     tool_error(match mode {
         Mode::Form => "Elicitation is unavailable: the client did not declare the elicitation capability",
-        Mode::Url => "URL mode elicitation is unavailable: the client did not declare the elicitation.url capability",
+        Mode::Url => {
+            "URL mode elicitation is unavailable: the client did not declare the elicitation.url capability"
+        }
     })
 }
 
@@ -122,7 +128,10 @@ impl Elicitor {
                 Mode::Form => String::new(),
             };
             return Ok(
-                match context.peer.create_elicitation_with_timeout(params(elicitation_id), Some(ELICITATION_TIMEOUT)).await
+                match context
+                    .peer
+                    .create_elicitation_with_timeout(params(elicitation_id), Some(ELICITATION_TIMEOUT))
+                    .await
                 {
                     Ok(result) => Step::Answered(result),
                     Err(ServiceError::Timeout { .. }) => {
@@ -145,7 +154,10 @@ impl Elicitor {
             }
             if let Some(answer) = input_responses.and_then(|mut responses| responses.remove(key)) {
                 let answer = ElicitResult::deserialize(answer).map_err(|e| {
-                    ErrorData::invalid_params(format!("inputResponses.{key} is not an elicitation result: {e}"), None)
+                    ErrorData::invalid_params(
+                        format!("inputResponses.{key} is not an elicitation result: {e}"),
+                        None,
+                    )
                 })?;
                 return Ok(Step::Answered(answer));
             }

@@ -122,7 +122,11 @@ fn optional_string<'a>(
     }
 }
 
-fn required_string<'a>(map: &'a Map<String, Value>, field: &str, max_chars: usize) -> Result<&'a str, String> {
+fn required_string<'a>(
+    map: &'a Map<String, Value>,
+    field: &str,
+    max_chars: usize,
+) -> Result<&'a str, String> {
     optional_string(map, field, max_chars)?.ok_or_else(|| format!("{field} is required"))
 }
 
@@ -339,14 +343,16 @@ pub fn booking_from(restaurant: &str, map: &Map<String, Value>) -> Result<Value,
 
 pub fn booking_outcome(args: &BookTableArgs, result: &ElicitResult) -> CallToolResult {
     match result.action {
-        ElicitationAction::Accept => match content(result).and_then(|map| booking_from(&args.restaurant, map)) {
-            Ok(booking) => {
-                let mut result = text(booking.to_string());
-                result.structured_content = Some(booking);
-                result
+        ElicitationAction::Accept => {
+            match content(result).and_then(|map| booking_from(&args.restaurant, map)) {
+                Ok(booking) => {
+                    let mut result = text(booking.to_string());
+                    result.structured_content = Some(booking);
+                    result
+                }
+                Err(reason) => invalid(reason),
             }
-            Err(reason) => invalid(reason),
-        },
+        }
         ElicitationAction::Decline => text("Booking declined by the user"),
         _ => text("Booking cancelled by the user"),
     }
@@ -379,9 +385,10 @@ pub fn region_outcome(result: &ElicitResult) -> CallToolResult {
     match result.action {
         ElicitationAction::Accept => {
             let region = content(result).and_then(|map| match map.get("region") {
-                Some(Value::String(region)) => {
-                    REGIONS.iter().find(|(value, _)| value == region).ok_or(format!("unknown region {region:?}"))
-                }
+                Some(Value::String(region)) => REGIONS
+                    .iter()
+                    .find(|(value, _)| value == region)
+                    .ok_or(format!("unknown region {region:?}")),
                 Some(_) => Err("region must be a string".into()),
                 None => Err("region is required".into()),
             });
@@ -495,7 +502,10 @@ mod tests {
         assert_eq!(properties["date"]["format"], "date");
         assert_eq!(properties["time"]["default"], "19:00");
         assert_eq!(properties["time"]["enum"].as_array().unwrap().len(), TIME_SLOTS.len());
-        assert_eq!(properties["party_size"], json!({"type":"integer","title":"Party size","minimum":1,"maximum":12,"default":2}));
+        assert_eq!(
+            properties["party_size"],
+            json!({"type":"integer","title":"Party size","minimum":1,"maximum":12,"default":2})
+        );
         assert_eq!(properties["name"]["minLength"], 1);
         assert_eq!(properties["email"]["format"], "email");
         assert_eq!(properties["dietary"]["items"]["enum"], json!(DIETARY_OPTIONS));
@@ -517,7 +527,10 @@ mod tests {
     #[test]
     fn deploy_answers_map_to_their_texts() {
         let args = DeployArgs { service: "api".into(), environment: Environment::Staging };
-        assert_eq!(text_of(&deploy_outcome(&args, &accept(json!({"confirm": true})))), "Deployed api to staging");
+        assert_eq!(
+            text_of(&deploy_outcome(&args, &accept(json!({"confirm": true})))),
+            "Deployed api to staging"
+        );
         assert_eq!(
             text_of(&deploy_outcome(&args, &accept(json!({"confirm": false})))),
             "Deployment cancelled: not confirmed"

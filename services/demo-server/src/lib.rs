@@ -119,7 +119,11 @@ pub async fn serve(listener: TcpListener) -> io::Result<()> {
 
 /// Serves the MCP endpoint on `listener` until `shutdown` is cancelled (then shuts down
 /// gracefully: sessions and streams are ended, in-flight responses finish) or the future is dropped.
-pub async fn serve_with(listener: TcpListener, options: Options, shutdown: CancellationToken) -> io::Result<()> {
+pub async fn serve_with(
+    listener: TcpListener,
+    options: Options,
+    shutdown: CancellationToken,
+) -> io::Result<()> {
     let stop = shutdown.child_token();
     // Dropping this future (or returning) ends the sessions too.
     let _stop_on_drop = stop.clone().drop_guard();

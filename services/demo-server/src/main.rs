@@ -7,7 +7,11 @@ use clap::Parser;
 use herald_demo_server::{CancellationToken, MCP_PATH, Options};
 
 #[derive(Debug, Parser)]
-#[command(name = "herald-demo-server", version, about = "Herald's demo MCP server (both protocol generations)")]
+#[command(
+    name = "herald-demo-server",
+    version,
+    about = "Herald's demo MCP server (both protocol generations)"
+)]
 struct Args {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "HERALD_DEMO_LISTEN", default_value = "127.0.0.1:3901")]
@@ -52,6 +56,8 @@ async fn main() -> std::io::Result<()> {
     // Check the options before announcing readiness.
     herald_demo_server::handler(&options)?;
 
+    // Install the signal handlers before announcing readiness, so a prompt SIGTERM is graceful.
+    let signalled = shutdown_signal()?;
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let addr = listener.local_addr()?;
     {
@@ -65,31 +71,30 @@ async fn main() -> std::io::Result<()> {
     tokio::spawn({
         let shutdown = shutdown.clone();
         async move {
-            shutdown_signal().await;
+            signalled.await;
             shutdown.cancel();
         }
     });
     herald_demo_server::serve_with(listener, options, shutdown).await
 }
 
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut terminate = match signal(SignalKind::terminate()) {
-            Ok(terminate) => terminate,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
-            }
-        };
+/// Resolves on SIGINT or SIGTERM (Ctrl-C elsewhere). The handlers are installed on return.
+#[cfg(unix)]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
+            _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    {
+    })
+}
+
+#[cfg(not(unix))]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
         let _ = tokio::signal::ctrl_c().await;
-    }
+    })
 }

@@ -11,6 +11,7 @@ use tokio::net::TcpListener;
 use crate::broker::{self, Broker};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
+use crate::proxy::Proxy;
 use crate::storage::{self, Store};
 
 /// Everything a request handler may need; cheap to clone.
@@ -22,6 +23,7 @@ pub struct AppInner {
     pub store: Arc<dyn Store>,
     pub keys: Keys,
     pub broker: Arc<Broker>,
+    pub proxy: Proxy,
 }
 
 impl Deref for AppState {
@@ -35,7 +37,7 @@ impl Deref for AppState {
 impl AppState {
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
         let broker = Broker::new(store.clone());
-        Self(Arc::new(AppInner { config, store, keys, broker }))
+        Self(Arc::new(AppInner { config, store, keys, broker, proxy: Proxy::new() }))
     }
 }
 

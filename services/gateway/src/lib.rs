@@ -12,5 +12,6 @@ pub mod cli;
 pub mod config;
 pub mod crypto;
 pub mod domain;
+pub mod proxy;
 pub mod storage;
 pub mod telemetry;

@@ -88,7 +88,11 @@ impl Endpoint {
     }
 
     /// POSTs one JSON-RPC message.
-    pub async fn post(&self, body: String, headers: &PostHeaders) -> Result<(Reply, ReplyHead), TransportError> {
+    pub async fn post(
+        &self,
+        body: String,
+        headers: &PostHeaders,
+    ) -> Result<(Reply, ReplyHead), TransportError> {
         let mut request = self
             .http
             .request(Method::POST, self.url.clone())
@@ -126,7 +130,8 @@ impl Endpoint {
             Some("application/json") => {
                 let bytes = read_limited(response).await?;
                 Reply::Message(
-                    Message::parse(&bytes).map_err(|e| TransportError::Protocol(format!("bad JSON reply: {e}")))?,
+                    Message::parse(&bytes)
+                        .map_err(|e| TransportError::Protocol(format!("bad JSON reply: {e}")))?,
                 )
             }
             other => {
@@ -160,13 +165,19 @@ impl Endpoint {
             s if s.is_success() && content_type(&response).as_deref() == Some("text/event-stream") => {
                 Ok(Some(MessageStream::new(response)))
             }
-            s if s.is_success() => Err(TransportError::Protocol("the GET stream is not text/event-stream".into())),
+            s if s.is_success() => {
+                Err(TransportError::Protocol("the GET stream is not text/event-stream".into()))
+            }
             _ => Err(status_error(response).await),
         }
     }
 
     /// Ends a legacy session (servers may refuse with 405; that is fine).
-    pub async fn delete_session(&self, session_id: &str, protocol_version: &str) -> Result<(), TransportError> {
+    pub async fn delete_session(
+        &self,
+        session_id: &str,
+        protocol_version: &str,
+    ) -> Result<(), TransportError> {
         let request = self
             .http
             .request(Method::DELETE, self.url.clone())
@@ -276,7 +287,9 @@ impl MessageStream {
     }
 
     /// A stream of already-parsed messages (for tests and adapters).
-    pub fn from_messages(messages: impl Stream<Item = Result<Message, TransportError>> + Send + 'static) -> Self {
+    pub fn from_messages(
+        messages: impl Stream<Item = Result<Message, TransportError>> + Send + 'static,
+    ) -> Self {
         Self { inner: Box::pin(messages) }
     }
 }

@@ -38,7 +38,8 @@ pub async fn list(
     access: OrgAccess,
     params: Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<ElicitationPage>> {
-    let Query(params) = params.map_err(|e| ApiError::Validation(vec![FieldError::new("query", e.body_text())]))?;
+    let Query(params) =
+        params.map_err(|e| ApiError::Validation(vec![FieldError::new("query", e.body_text())]))?;
     let pending = match params.status.as_deref() {
         None => None,
         Some("pending") => Some(true),
@@ -51,7 +52,9 @@ pub async fn list(
     }
     let before = match params.before.as_deref() {
         None => None,
-        Some(raw) => Some(Uuid::parse_str(raw).map_err(|_| ApiError::field("before", "is not a cursor from `next`"))?),
+        Some(raw) => {
+            Some(Uuid::parse_str(raw).map_err(|_| ApiError::field("before", "is not a cursor from `next`"))?)
+        }
     };
     let query = ElicitationQuery { pending, before, limit: limit + 1 };
     let mut found = state.store.elicitations(access.org_id(), access.user().id, &query).await?;
@@ -102,9 +105,9 @@ impl From<RespondError> for ApiError {
                 "elicitation-ended",
                 format!("this elicitation has already ended ({action})"),
             ),
-            RespondError::Invalid(errors) => {
-                ApiError::Validation(errors.into_iter().map(|e| FieldError::new(e.field, e.message)).collect())
-            }
+            RespondError::Invalid(errors) => ApiError::Validation(
+                errors.into_iter().map(|e| FieldError::new(e.field, e.message)).collect(),
+            ),
             RespondError::Store(e) => e.into(),
         }
     }

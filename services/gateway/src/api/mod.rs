@@ -79,6 +79,11 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .nest("/api/v1", api)
+        .route(
+            "/mcp/{org}/{server}",
+            post(crate::proxy::post).get(crate::proxy::get).delete(crate::proxy::delete),
+        )
+        .layer(DefaultBodyLimit::max(crate::proxy::MAX_BODY_BYTES))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

@@ -47,7 +47,11 @@ impl From<&Elicitation> for ElicitationView {
         Self {
             id: e.id,
             org: e.org_slug.clone(),
-            server: ServerView { slug: e.server.slug.clone(), name: e.server.name.clone(), url: e.server.url.clone() },
+            server: ServerView {
+                slug: e.server.slug.clone(),
+                name: e.server.name.clone(),
+                url: e.server.url.clone(),
+            },
             tool: e.tool.clone(),
             mode: e.mode.clone(),
             message: e.message.clone(),

@@ -26,7 +26,14 @@ pub async fn sweep(broker: &Broker) {
         return;
     }
     let stale_before = if store.single_process() { now } else { now - REPLICA_TIMEOUT };
-    match store.resolve_abandoned(broker.replica_id, stale_before, &cancelled(DecidedBy::System, reason::INTERRUPTED)).await {
+    match store
+        .resolve_abandoned(
+            broker.replica_id,
+            stale_before,
+            &cancelled(DecidedBy::System, reason::INTERRUPTED),
+        )
+        .await
+    {
         Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
         Err(e) => tracing::warn!(error = %e, "could not end elicitations of dead replicas"),
     }

@@ -50,12 +50,17 @@ pub async fn respond(
     }
     let (content, why) = match answer.action {
         ElicitAction::Accept if record.mode == "form" => {
-            let schema = record
-                .requested_schema
-                .as_ref()
-                .and_then(|s| parse_requested_schema(s).ok())
-                .ok_or_else(|| RespondError::Invalid(vec![FieldError { field: String::new(), message: "the form cannot be answered".into() }]))?;
-            let content = validate_content(&schema, answer.content.as_ref()).map_err(RespondError::Invalid)?;
+            let schema =
+                record.requested_schema.as_ref().and_then(|s| parse_requested_schema(s).ok()).ok_or_else(
+                    || {
+                        RespondError::Invalid(vec![FieldError {
+                            field: String::new(),
+                            message: "the form cannot be answered".into(),
+                        }])
+                    },
+                )?;
+            let content =
+                validate_content(&schema, answer.content.as_ref()).map_err(RespondError::Invalid)?;
             (Some(serde_json::Value::Object(content)), reason::ANSWERED)
         }
         _ if answer.content.as_ref().is_some_and(|c| !c.is_null()) => {

@@ -402,7 +402,12 @@ pub trait Store: Send + Sync + 'static {
     async fn resolve_elicitation(&self, id: Uuid, outcome: &Outcome) -> Result<Option<Elicitation>>;
     /// One of the user's elicitations (callers check the org).
     async fn elicitation_of_user(&self, user_id: Uuid, id: Uuid) -> Result<Option<Elicitation>>;
-    async fn elicitations(&self, org_id: Uuid, user_id: Uuid, query: &ElicitationQuery) -> Result<Vec<Elicitation>>;
+    async fn elicitations(
+        &self,
+        org_id: Uuid,
+        user_id: Uuid,
+        query: &ElicitationQuery,
+    ) -> Result<Vec<Elicitation>>;
     /// Everything pending for a user, in every org, oldest first (for a dashboard's resync).
     async fn pending_elicitations_of_user(&self, user_id: Uuid) -> Result<Vec<Elicitation>>;
     /// Resolves, with `outcome`, every pending elicitation held by a replica

@@ -3,9 +3,9 @@
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Elicitation, Outcome, ServerSnapshot,
-    ApiToken, CutOff, DbTime, Invite, Member, Membership, Org, Server, StoredPolicy, TokenPrincipal, User,
-    UserCredentials,
+use super::{
+    ApiToken, CutOff, DbTime, Elicitation, Invite, Member, Membership, Org, Outcome, Server, ServerSnapshot,
+    StoredPolicy, TokenPrincipal, User, UserCredentials,
 };
 use crate::domain::Role;
 
@@ -261,7 +261,12 @@ impl From<ElicitationRow> for Elicitation {
             org_id: r.org_id,
             org_slug: r.org_slug,
             user_id: r.user_id,
-            server: ServerSnapshot { id: r.server_id, slug: r.server_slug, name: r.server_name, url: r.server_url },
+            server: ServerSnapshot {
+                id: r.server_id,
+                slug: r.server_slug,
+                name: r.server_name,
+                url: r.server_url,
+            },
             tool: r.tool,
             protocol: r.protocol,
             mode: r.mode,

@@ -969,4 +969,6 @@ macro_rules! impl_store {
     };
 }
 
-pub(super) use {elicitation_cols, impl_store, invite_cols, member_select, membership_select, server_cols, token_cols};
+pub(super) use {
+    elicitation_cols, impl_store, invite_cols, member_select, membership_select, server_cols, token_cols,
+};

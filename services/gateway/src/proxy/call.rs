@@ -1,0 +1,468 @@
+//! One agent request carried to the upstream server and back.
+//!
+//! Notifications from the server flow to the agent as they come. When the
+//! server asks the user something — pushed on a legacy stream, or returned
+//! as a modern `input_required` result — the call stays open while the
+//! broker shows the question; the agent is kept waiting with progress
+//! notifications or SSE keep-alives, and the answer goes upstream (a POSTed
+//! response, or a retry with `inputResponses` and the byte-exact
+//! `requestState`). Whatever ends the call early — the agent leaving, the
+//! server vanishing — also ends the elicitations it opened, for the record.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use herald_mcp::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND};
+use herald_mcp::transport::{MessageStream, Reply, TransportError};
+use herald_mcp::{Message, RequestId};
+use reqwest::header::HeaderMap;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use super::CallContext;
+use super::elicit::{Intake, elicit_result, intake};
+use super::meta::{RawObject, raw};
+use super::upstream::{LegacyLink, Link, ModernLink};
+use crate::broker::outcome::{DecidedBy, cancelled, reason};
+
+/// How often a waiting agent hears from Herald while a person decides.
+pub const KEEPALIVE_EVERY: Duration = Duration::from_secs(10);
+/// How long an upstream stream may stay silent while nobody is answering.
+pub const UPSTREAM_IDLE: Duration = Duration::from_secs(300);
+/// Retries of one modern request that keeps asking for input.
+pub const MAX_INPUT_ROUNDS: usize = 10;
+
+/// What the agent receives, in order.
+pub enum Down {
+    /// A message for the agent: a notification, or the final response.
+    Message(Message),
+    /// Nothing to say yet; keep the connection warm.
+    KeepAlive,
+    /// Start streaming now (a person is being asked; this will take a while).
+    Commit,
+}
+
+/// The agent's request, as Herald will forward it.
+pub struct Request {
+    pub id: RequestId,
+    pub method: String,
+    pub params: RawObject,
+    /// The agent's `clientInfo`, passed on to modern servers.
+    pub agent_info: Option<Value>,
+    /// Headers to pass on (`Mcp-Param-*`).
+    pub headers: HeaderMap,
+}
+
+/// Runs the call; the final message (if the agent is still there) is the last thing sent down.
+pub async fn run(
+    ctx: CallContext,
+    link: std::sync::Arc<Link>,
+    request: Request,
+    down: mpsc::Sender<Down>,
+    cancel: CancellationToken,
+) {
+    let mut relay = Relay { ctx: &ctx, down: &down, cancel: &cancel, progress: 0.0 };
+    let last = match link.as_ref() {
+        Link::Legacy(l) => relay.legacy(l, &request).await,
+        Link::Modern(m) => relay.modern(m, &request).await,
+    };
+    if let Some(message) = last {
+        let _ = down.send(Down::Message(message)).await;
+    }
+}
+
+struct Relay<'a> {
+    ctx: &'a CallContext,
+    down: &'a mpsc::Sender<Down>,
+    cancel: &'a CancellationToken,
+    /// The highest progress the agent has seen for its token.
+    progress: f64,
+}
+
+/// The agent has gone or cancelled.
+struct Gone;
+
+impl Relay<'_> {
+    async fn gone(&self) {
+        tokio::select! {
+            () = self.down.closed() => {},
+            () = self.cancel.cancelled() => {},
+        }
+    }
+
+    async fn send(&mut self, item: Down) -> Result<(), Gone> {
+        if let Down::Message(Message::Notification { method, params }) = &item
+            && method == "notifications/progress"
+            && let Some(p) = params.as_ref().and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+            && let Some(progress) = p.get("progress").and_then(Value::as_f64)
+        {
+            self.progress = self.progress.max(progress);
+        }
+        self.down.send(item).await.map_err(|_| Gone)
+    }
+
+    /// Progress for an agent that asked for it, a keep-alive otherwise.
+    async fn keep_alive(&mut self) -> Result<(), Gone> {
+        match self.ctx.progress_token.clone() {
+            Some(token) => {
+                self.progress += 1.0;
+                let params = json!({
+                    "progressToken": token,
+                    "progress": self.progress,
+                    "message": format!("Waiting for a person to answer {}", self.ctx.server.name),
+                });
+                let note = Message::notification("notifications/progress", Some(raw(&params)));
+                self.down.send(Down::Message(note)).await.map_err(|_| Gone)
+            }
+            None => self.down.send(Down::KeepAlive).await.map_err(|_| Gone),
+        }
+    }
+
+    fn upstream_error(&self, id: &RequestId, e: &TransportError) -> Message {
+        tracing::warn!(server = %self.ctx.server.slug, error = %e, "upstream request failed");
+        failure(id, &format!("upstream server {} ({}): {e}", self.ctx.server.slug, self.ctx.server.name))
+    }
+
+    async fn end_all(&self, open: impl Iterator<Item = Uuid>, by: DecidedBy, why: &str) {
+        let ending = cancelled(by, why);
+        for id in open {
+            if let Err(e) = self.ctx.state.broker.resolve(id, &ending).await {
+                tracing::warn!(elicitation_id = %id, error = %e, "could not end an elicitation");
+            }
+        }
+    }
+
+    // --- legacy servers: elicitations pushed on the call's stream -------------------------
+
+    async fn legacy(&mut self, link: &LegacyLink, request: &Request) -> Option<Message> {
+        let upstream_id = link.next_id();
+        let message = Message::request(upstream_id.clone(), &request.method, Some(request.params.to_raw()));
+        let reply = tokio::select! {
+            reply = link.post(&message) => reply,
+            () = self.gone() => return None,
+        };
+        match reply {
+            Err(e) => Some(self.upstream_error(&request.id, &e)),
+            Ok(Reply::Message(m)) => Some(answer_for(&request.id, m)),
+            Ok(Reply::Accepted) => {
+                Some(failure(&request.id, "the upstream server accepted the request but sent no response"))
+            }
+            Ok(Reply::Stream(stream)) => self.legacy_stream(link, request, &upstream_id, stream).await,
+        }
+    }
+
+    async fn legacy_stream(
+        &mut self,
+        link: &LegacyLink,
+        request: &Request,
+        upstream_id: &RequestId,
+        mut stream: MessageStream,
+    ) -> Option<Message> {
+        // The server's elicitation request id → our record.
+        let mut open: HashMap<RequestId, Uuid> = HashMap::new();
+        let mut answering = FuturesUnordered::new();
+        let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
+        keepalive.reset();
+        let idle = tokio::time::sleep(UPSTREAM_IDLE);
+        tokio::pin!(idle);
+        loop {
+            tokio::select! {
+                () = self.gone() => {
+                    self.end_all(open.values().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    let params = json!({ "requestId": upstream_id, "reason": "the caller cancelled the request" });
+                    if let Err(e) = link.notify("notifications/cancelled", params).await {
+                        tracing::debug!(error = %e, "could not tell the server the call was cancelled");
+                    }
+                    return None;
+                }
+                item = stream.next() => {
+                    idle.as_mut().reset(tokio::time::Instant::now() + UPSTREAM_IDLE);
+                    let message = match item {
+                        Some(Ok(message)) => message,
+                        Some(Err(e)) => {
+                            self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
+                            return Some(self.upstream_error(&request.id, &e));
+                        }
+                        None => {
+                            self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
+                            let lost = TransportError::Lost("the stream ended before the response".into());
+                            return Some(self.upstream_error(&request.id, &lost));
+                        }
+                    };
+                    match message {
+                        Message::Request { id, method, params } if method == "elicitation/create" => {
+                            match intake(self.ctx, params.as_deref(), "legacy") {
+                                Intake::Refuse(why) => {
+                                    tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
+                                    let _ = link.respond_error(id, INVALID_PARAMS, &why).await;
+                                }
+                                Intake::Open(record) => match self.ctx.state.broker.open(*record).await {
+                                    Ok(waiter) => {
+                                        open.insert(id.clone(), waiter.id);
+                                        if self.send(Down::Commit).await.is_err() {
+                                            continue; // `gone` ends it on the next turn
+                                        }
+                                        answering.push(async move {
+                                            let ended = waiter.ended().await;
+                                            (id, ended)
+                                        });
+                                    }
+                                    Err(e) => {
+                                        tracing::error!(error = %e, "could not store an elicitation");
+                                        let _ = link.respond_error(id, INTERNAL_ERROR, "the host could not record the request").await;
+                                    }
+                                },
+                            }
+                        }
+                        Message::Request { id, method, .. } if method == "ping" => {
+                            let _ = link.respond(id, raw(&json!({}))).await;
+                        }
+                        Message::Request { id, method, .. } => {
+                            let refusal = format!("{method} is not supported by this client");
+                            let _ = link.respond_error(id, METHOD_NOT_FOUND, &refusal).await;
+                        }
+                        Message::Notification { method, params } if method == "notifications/cancelled" => {
+                            let withdrawn = params
+                                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                                .and_then(|p| p.get("requestId").and_then(RequestId::from_value))
+                                .and_then(|rid| open.get(&rid).copied());
+                            if let Some(id) = withdrawn {
+                                self.end_all(std::iter::once(id), DecidedBy::Server, reason::SERVER_CANCELLED).await;
+                            }
+                        }
+                        // About a URL elicitation the agent never saw.
+                        Message::Notification { method, .. } if method == "notifications/elicitation/complete" => {}
+                        Message::Notification { .. } => {
+                            if self.send(Down::Message(message)).await.is_err() {
+                                continue;
+                            }
+                        }
+                        Message::Response { ref id, .. } | Message::Error { id: Some(ref id), .. } if id == upstream_id => {
+                            // The server finished without waiting for these: it withdrew them.
+                            self.end_all(open.values().copied(), DecidedBy::Server, reason::SERVER_CANCELLED).await;
+                            return Some(answer_for(&request.id, message));
+                        }
+                        _ => {}
+                    }
+                }
+                Some((server_request, ended)) = answering.next() => {
+                    open.remove(&server_request);
+                    let outcome = ended.outcome.expect("an ended elicitation has an outcome");
+                    // A server that withdrew its request must not get an answer.
+                    if outcome.decided_by != DecidedBy::Server.as_str() {
+                        if let Err(e) = link.respond(server_request, raw(&elicit_result(&outcome))).await {
+                            tracing::warn!(error = %e, "could not send the answer upstream");
+                        }
+                    }
+                }
+                _ = keepalive.tick(), if !open.is_empty() => {
+                    let _ = self.keep_alive().await;
+                }
+                () = &mut idle, if open.is_empty() => {
+                    return Some(self.upstream_error(&request.id, &TransportError::Timeout(UPSTREAM_IDLE)));
+                }
+            }
+        }
+    }
+
+    // --- modern servers: input_required results, answered by retrying -----------------------
+
+    async fn modern(&mut self, link: &ModernLink, request: &Request) -> Option<Message> {
+        let mut params = request.params.clone();
+        for round in 0..=MAX_INPUT_ROUNDS {
+            let upstream_id = link.next_id();
+            let post = link.post(
+                upstream_id,
+                &request.method,
+                params.clone(),
+                request.agent_info.as_ref(),
+                &request.headers,
+            );
+            let reply = tokio::select! {
+                reply = post => reply,
+                () = self.gone() => return None,
+            };
+            let last = match reply {
+                Err(e) => return Some(self.upstream_error(&request.id, &e)),
+                Ok(Reply::Message(m)) => m,
+                Ok(Reply::Accepted) => {
+                    return Some(failure(&request.id, "the upstream server sent no response"));
+                }
+                Ok(Reply::Stream(stream)) => match self.modern_stream(request, stream).await {
+                    Ok(Some(m)) => m,
+                    Ok(None) => return None,
+                    Err(e) => return Some(self.upstream_error(&request.id, &e)),
+                },
+            };
+            let result = match last {
+                Message::Response { result, .. } => result,
+                other => return Some(answer_for(&request.id, other)),
+            };
+            let Ok(fields) = RawObject::parse(Some(&result)) else {
+                return Some(Message::response(request.id.clone(), result));
+            };
+            if fields.string("resultType").as_deref() != Some("input_required") {
+                return Some(Message::response(request.id.clone(), result));
+            }
+            if round == MAX_INPUT_ROUNDS {
+                return Some(failure(
+                    &request.id,
+                    &format!(
+                        "upstream server {} asked for input {MAX_INPUT_ROUNDS} times in a row; giving up",
+                        self.ctx.server.slug
+                    ),
+                ));
+            }
+            let responses = match self.gather(request, &fields).await {
+                Ok(Some(responses)) => responses,
+                Ok(None) => return None,
+                Err(refusal) => return Some(refusal),
+            };
+            params.set("inputResponses", raw(&Value::Object(responses)));
+            match fields.get("requestState") {
+                // Echoed byte for byte: Herald never parses it.
+                Some(state) => params.set("requestState", state.to_owned()),
+                None => {
+                    params.remove("requestState");
+                }
+            }
+        }
+        unreachable!("the loop returns by its last round")
+    }
+
+    /// Relays a modern stream's notifications; returns its final message.
+    async fn modern_stream(
+        &mut self,
+        request: &Request,
+        mut stream: MessageStream,
+    ) -> Result<Option<Message>, TransportError> {
+        loop {
+            let item = tokio::select! {
+                () = self.gone() => return Ok(None),
+                item = tokio::time::timeout(UPSTREAM_IDLE, stream.next()) => item,
+            };
+            match item {
+                Err(_) => return Err(TransportError::Timeout(UPSTREAM_IDLE)),
+                Ok(None) => return Err(TransportError::Lost("the stream ended before the response".into())),
+                Ok(Some(Err(e))) => return Err(e),
+                Ok(Some(Ok(message))) => match message {
+                    Message::Notification { .. } => {
+                        if self.send(Down::Message(message)).await.is_err() {
+                            return Ok(None);
+                        }
+                    }
+                    Message::Response { .. } | Message::Error { .. } => return Ok(Some(message)),
+                    // Servers of this generation may not send requests; ignore them.
+                    Message::Request { method, .. } => {
+                        tracing::debug!(%method, id = %request.id, "ignoring a request on a modern stream");
+                    }
+                },
+            }
+        }
+    }
+
+    /// Shows every input request of an `input_required` result and collects
+    /// the answers. `Ok(None)`: the agent went away. `Err`: the final message
+    /// when the server's request is refused.
+    async fn gather(
+        &mut self,
+        request: &Request,
+        result: &RawObject,
+    ) -> Result<Option<serde_json::Map<String, Value>>, Message> {
+        let requests: serde_json::Map<String, Value> =
+            result.get("inputRequests").and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default();
+        let mut waiting = FuturesUnordered::new();
+        let mut open = Vec::new();
+        for (key, input) in requests {
+            let method = input.get("method").and_then(Value::as_str).unwrap_or_default();
+            if method != "elicitation/create" {
+                self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                return Err(self.refusal(
+                    request,
+                    &format!("the server asked for {method:?}, which this client does not offer"),
+                ));
+            }
+            let params = input.get("params").map(raw);
+            let record = match intake(self.ctx, params.as_deref(), "modern") {
+                Intake::Open(record) => record,
+                Intake::Refuse(why) => {
+                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                    return Err(self.refusal(request, &why));
+                }
+            };
+            match self.ctx.state.broker.open(*record).await {
+                Ok(waiter) => {
+                    open.push(waiter.id);
+                    waiting.push(async move { (key, waiter.ended().await) });
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "could not store an elicitation");
+                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                    return Err(failure(
+                        &request.id,
+                        "the host could not record the server's request for input",
+                    ));
+                }
+            }
+        }
+        if self.send(Down::Commit).await.is_err() {
+            self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+            return Ok(None);
+        }
+        let mut responses = serde_json::Map::new();
+        let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
+        keepalive.reset();
+        while !waiting.is_empty() {
+            tokio::select! {
+                () = self.gone() => {
+                    self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    return Ok(None);
+                }
+                Some((key, ended)) = waiting.next() => {
+                    let outcome = ended.outcome.expect("an ended elicitation has an outcome");
+                    responses.insert(key, elicit_result(&outcome));
+                }
+                _ = keepalive.tick() => {
+                    let _ = self.keep_alive().await;
+                }
+            }
+        }
+        Ok(Some(responses))
+    }
+
+    /// A refused input request ends the call with a clear error: a tool
+    /// result with `isError` for tools, a JSON-RPC error otherwise.
+    fn refusal(&self, request: &Request, why: &str) -> Message {
+        let text = format!("Herald refused a request for input from {}: {why}", self.ctx.server.name);
+        tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
+        if request.method == "tools/call" {
+            let result = json!({ "content": [{ "type": "text", "text": text }], "isError": true });
+            Message::response(request.id.clone(), raw(&result))
+        } else {
+            Message::error(Some(request.id.clone()), INVALID_PARAMS, text)
+        }
+    }
+}
+
+/// The server's final message, re-addressed to the agent's request id.
+fn answer_for(id: &RequestId, message: Message) -> Message {
+    match message {
+        Message::Response { result, .. } => Message::Response { id: id.clone(), result },
+        Message::Error { error, .. } => Message::Error { id: Some(id.clone()), error },
+        _ => failure(id, "the upstream server answered with something other than a response"),
+    }
+}
+
+pub fn failure(id: &RequestId, message: &str) -> Message {
+    Message::error(Some(id.clone()), INTERNAL_ERROR, message)
+}
+
+/// Raw JSON for a response result (exposed for the endpoint's own answers).
+pub fn raw_result(value: &Value) -> Box<RawValue> {
+    raw(value)
+}

@@ -1,0 +1,75 @@
+//! From a server's `elicitation/create` to a pending record, and from an
+//! ending back to the `ElicitResult` the server receives. A policy decision
+//! has exactly the shape of a person's answer.
+
+use herald_mcp::{ElicitRequest, parse_elicit_params};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
+
+use super::CallContext;
+use crate::storage::{Elicitation, Outcome, ServerSnapshot};
+
+pub enum Intake {
+    /// Show it: store it as pending.
+    Open(Box<Elicitation>),
+    /// Refuse it as a protocol violation, with the reason.
+    Refuse(String),
+}
+
+/// Checks a server's request against the protocol and the org's rules and
+/// prepares its record. `protocol` is `legacy` or `modern`.
+pub fn intake(ctx: &CallContext, params: Option<&RawValue>, protocol: &str) -> Intake {
+    let Some(params) = params else { return Intake::Refuse("elicitation/create needs params".into()) };
+    let value: Value = match serde_json::from_str(params.get()) {
+        Ok(v) => v,
+        Err(e) => return Intake::Refuse(format!("params: {e}")),
+    };
+    let request = match parse_elicit_params(&value) {
+        Ok(r) => r,
+        Err(e) => return Intake::Refuse(e.to_string()),
+    };
+    let (mode, message, schema, url) = match request {
+        ElicitRequest::Form { message, .. } => ("form", message, value.get("requestedSchema").cloned(), None),
+        ElicitRequest::Url { message, url, .. } => {
+            if !ctx.policy.url_mode.enabled {
+                return Intake::Refuse(
+                    "URL-mode elicitation is turned off by this organisation's policy".into(),
+                );
+            }
+            ("url", message, None, Some(url))
+        }
+    };
+    let now = OffsetDateTime::now_utc();
+    Intake::Open(Box::new(Elicitation {
+        id: Uuid::now_v7(),
+        org_id: ctx.org_id,
+        org_slug: ctx.org_slug.clone(),
+        user_id: ctx.user_id,
+        server: ServerSnapshot {
+            id: Some(ctx.server.id),
+            slug: ctx.server.slug.clone(),
+            name: ctx.server.name.clone(),
+            url: ctx.server.url.clone(),
+        },
+        tool: ctx.tool.clone(),
+        protocol: protocol.to_owned(),
+        mode: mode.to_owned(),
+        message,
+        requested_schema: schema,
+        url,
+        replica_id: ctx.state.broker.replica_id,
+        created_at: now,
+        expires_at: now + Duration::seconds(i64::from(ctx.policy.elicitation.timeout_secs)),
+        outcome: None,
+    }))
+}
+
+/// The `ElicitResult` for an ending: `content` only for an accepted form.
+pub fn elicit_result(outcome: &Outcome) -> Value {
+    match (&outcome.action[..], &outcome.content) {
+        ("accept", Some(content)) => json!({ "action": "accept", "content": content }),
+        (action, _) => json!({ "action": action }),
+    }
+}

@@ -1,0 +1,651 @@
+//! `/mcp/{org}/{server}`: the MCP endpoint agents call, in both protocol
+//! generations, with a member's API token.
+//!
+//! Legacy agents (2025-06-18, 2025-11-25) `initialize` and get a session
+//! minted by Herald (`Mcp-Session-Id`), with its own upstream link; DELETE
+//! ends it. Modern agents (2026-07-28) are served statelessly: headers and
+//! `_meta` are checked on every request, and the user's link to the server is
+//! shared by their modern calls. Either way the upstream server may speak
+//! either generation; Herald translates, and answers elicitations itself.
+
+pub mod call;
+pub mod elicit;
+pub mod meta;
+pub mod upstream;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use futures_util::StreamExt;
+use herald_mcp::headers::{
+    MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO, META_PROTOCOL_VERSION, decode_header_value, name_param,
+};
+use herald_mcp::jsonrpc::{
+    HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, PROTOCOL_VERSION_2025_06_18,
+    PROTOCOL_VERSION_2025_11_25, PROTOCOL_VERSION_2026_07_28, UNSUPPORTED_PROTOCOL_VERSION,
+};
+use herald_mcp::transport::Endpoint;
+use herald_mcp::{Message, RequestId};
+use herald_policy::OrgPolicy;
+use reqwest::header::{HeaderMap as ReqHeaderMap, HeaderName};
+use serde_json::{Value, json};
+use tokio::sync::{OnceCell, mpsc};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::api::auth::authenticate_token;
+use crate::api::error::ApiError;
+use crate::api::servers::open_headers;
+use crate::app::AppState;
+use crate::storage::{Server, TokenPrincipal};
+use call::{Down, failure};
+use meta::{RawObject, raw};
+use upstream::Link;
+
+/// The largest message an agent may POST.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Everything a forwarded call needs to know about where it is.
+pub struct CallContext {
+    pub state: AppState,
+    pub org_id: Uuid,
+    pub org_slug: String,
+    pub user_id: Uuid,
+    pub server: Server,
+    pub policy: OrgPolicy,
+    /// The tool (prompt, resource) the request names, for attribution.
+    pub tool: Option<String>,
+    /// The agent's progress token, if it asked for progress.
+    pub progress_token: Option<Value>,
+}
+
+/// Herald's agent-side state: legacy sessions it minted, and modern agents'
+/// links, per user and server.
+#[derive(Default)]
+pub struct Proxy {
+    http: reqwest::Client,
+    sessions: Mutex<HashMap<String, Arc<AgentSession>>>,
+    shared: Mutex<HashMap<(Uuid, Uuid, i128), Arc<OnceCell<Arc<Link>>>>>,
+}
+
+/// A legacy agent's session: who it is, and its own upstream link.
+pub struct AgentSession {
+    user_id: Uuid,
+    server_id: Uuid,
+    agent_info: Option<Value>,
+    link: Arc<Link>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+}
+
+impl Proxy {
+    pub fn new() -> Self {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .tcp_nodelay(true)
+            .pool_idle_timeout(Duration::from_secs(90))
+            .build()
+            .expect("the HTTP client builds");
+        Self { http, ..Default::default() }
+    }
+
+    fn endpoint(&self, state: &AppState, server: &Server) -> Result<Endpoint, Message> {
+        let url = reqwest::Url::parse(&server.url)
+            .map_err(|_| bad(&server.slug, "its registered URL is invalid"))?;
+        let headers = open_headers(&state.keys, server).map_err(|e| {
+            tracing::error!(server = %server.slug, error = %e, "cannot open the server's stored headers");
+            bad(&server.slug, "its stored credentials cannot be read")
+        })?;
+        let mut map = ReqHeaderMap::new();
+        for (name, value) in headers.iter() {
+            if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+                map.insert(n, v);
+            }
+        }
+        Ok(Endpoint::new(self.http.clone(), url, map))
+    }
+
+    async fn shared_link(
+        &self,
+        state: &AppState,
+        server: &Server,
+        user_id: Uuid,
+        url_mode: bool,
+    ) -> Result<Arc<Link>, Message> {
+        // The registry's last change is in the key: an edited server gets fresh links.
+        let key = (user_id, server.id, server.updated_at.unix_timestamp_nanos());
+        let cell = self.shared.lock().expect("links lock").entry(key).or_default().clone();
+        let link = cell
+            .get_or_try_init(|| async {
+                let endpoint = self.endpoint(state, server)?;
+                let link =
+                    Link::connect(endpoint, url_mode).await.map_err(|e| unreachable_server(server, &e))?;
+                link.listen();
+                Ok::<_, Message>(link)
+            })
+            .await?;
+        Ok(link.clone())
+    }
+}
+
+fn bad(slug: &str, why: &str) -> Message {
+    Message::error(None, herald_mcp::jsonrpc::INTERNAL_ERROR, format!("upstream server {slug}: {why}"))
+}
+
+fn unreachable_server(server: &Server, e: &herald_mcp::transport::TransportError) -> Message {
+    tracing::warn!(server = %server.slug, error = %e, "cannot connect to the upstream server");
+    Message::error(
+        None,
+        herald_mcp::jsonrpc::INTERNAL_ERROR,
+        format!("upstream server {} ({}): {e}", server.slug, server.name),
+    )
+}
+
+/// The caller of an MCP request: an API token of a member of `{org}`, and
+/// the server it names, which must not be cut off.
+async fn admit(
+    state: &AppState,
+    headers: &HeaderMap,
+    org: &str,
+    server: &str,
+) -> Result<(TokenPrincipal, Server), Response> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| crate::crypto::looks_like_api_token(t));
+    let Some(token) = token else {
+        return Err(unauthorized());
+    };
+    let principal = match authenticate_token(state, token).await {
+        Ok(p) => p,
+        Err(ApiError::Unauthenticated) => return Err(unauthorized()),
+        Err(e) => return Err(e.into_response()),
+    };
+    if principal.membership.org.slug != org {
+        return Err(ApiError::NotFound.into_response());
+    }
+    let found = state
+        .store
+        .server(principal.membership.org.id, server)
+        .await
+        .map_err(|e| ApiError::from(e).into_response())?;
+    let Some(found) = found else { return Err(ApiError::NotFound.into_response()) };
+    if let Some(cut) = &found.cut_off {
+        let why = if cut.reason.is_empty() { String::new() } else { format!(" ({})", cut.reason) };
+        let refusal = Message::error(
+            None,
+            INVALID_REQUEST,
+            format!("upstream server {} has been cut off by your organisation{why}", found.slug),
+        );
+        return Err(rpc(StatusCode::FORBIDDEN, &refusal));
+    }
+    Ok((principal, found))
+}
+
+fn unauthorized() -> Response {
+    let mut response = ApiError::Unauthenticated.into_response();
+    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+/// A JSON-RPC message as an HTTP response.
+fn rpc(status: StatusCode, message: &Message) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], message.to_json()).into_response()
+}
+
+pub async fn post(
+    State(state): State<AppState>,
+    Path((org, server)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let (principal, server) = match admit(&state, &headers, &org, &server).await {
+        Ok(admitted) => admitted,
+        Err(response) => return response,
+    };
+    let message = match Message::parse(&body) {
+        Ok(m) => m,
+        Err(e) => return rpc(StatusCode::BAD_REQUEST, &e.to_response()),
+    };
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    if let Some(session_id) = header(MCP_SESSION_ID) {
+        return legacy_request(&state, &principal, &server, &session_id, message).await;
+    }
+    if message.method() == Some("initialize") {
+        return initialize(&state, &principal, server, message).await;
+    }
+    match header(MCP_PROTOCOL_VERSION).as_deref() {
+        Some(PROTOCOL_VERSION_2026_07_28) => {
+            modern_request(&state, &principal, server, &headers, message).await
+        }
+        Some(version)
+            if herald_mcp::ProtocolGeneration::of(version).is_none() && !version.starts_with("2025-") =>
+        {
+            let error = Message::Error {
+                id: message.id().cloned(),
+                error: herald_mcp::ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, format!("protocol version {version} is not supported"))
+                    .with_data(raw(&json!({
+                        "supported": [PROTOCOL_VERSION_2026_07_28, PROTOCOL_VERSION_2025_11_25, PROTOCOL_VERSION_2025_06_18],
+                        "requested": version,
+                    }))),
+            };
+            rpc(StatusCode::BAD_REQUEST, &error)
+        }
+        _ => rpc(
+            StatusCode::BAD_REQUEST,
+            &Message::error(
+                message.id().cloned(),
+                INVALID_REQUEST,
+                "send initialize first (MCP 2025-11-25 and earlier) or MCP-Protocol-Version: 2026-07-28 with _meta",
+            ),
+        ),
+    }
+}
+
+async fn policy(state: &AppState, org_id: Uuid) -> OrgPolicy {
+    match crate::api::policy::load(state, org_id).await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the org policy; using the defaults");
+            OrgPolicy::default()
+        }
+    }
+}
+
+// --- legacy agents ------------------------------------------------------------------------
+
+async fn initialize(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    server: Server,
+    message: Message,
+) -> Response {
+    let Message::Request { id, params, .. } = &message else {
+        return rpc(
+            StatusCode::BAD_REQUEST,
+            &Message::error(None, INVALID_REQUEST, "initialize must be a request"),
+        );
+    };
+    let params: Value = params.as_ref().and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+    let asked = params.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
+    let version = if asked == PROTOCOL_VERSION_2025_06_18 {
+        PROTOCOL_VERSION_2025_06_18
+    } else {
+        PROTOCOL_VERSION_2025_11_25
+    };
+    let org_policy = policy(state, principal.membership.org.id).await;
+    let endpoint = match state.proxy.endpoint(state, &server) {
+        Ok(e) => e,
+        Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
+    };
+    let link = match Link::connect(endpoint, org_policy.url_mode.enabled).await {
+        Ok(link) => link,
+        Err(e) => return rpc(StatusCode::OK, &readdress(unreachable_server(&server, &e), id)),
+    };
+    link.listen();
+    let (capabilities, server_info, instructions) = link.server_description().await;
+    let mut result =
+        json!({ "protocolVersion": version, "capabilities": capabilities, "serverInfo": server_info });
+    if let Some(instructions) = instructions {
+        result["instructions"] = instructions;
+    }
+    let session_id =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(crate::crypto::random_bytes::<24>());
+    let session = AgentSession {
+        user_id: principal.user.id,
+        server_id: server.id,
+        agent_info: params.get("clientInfo").cloned(),
+        link,
+        in_flight: Mutex::new(HashMap::new()),
+    };
+    state.proxy.sessions.lock().expect("sessions lock").insert(session_id.clone(), Arc::new(session));
+    tracing::info!(server = %server.slug, user_id = %principal.user.id, "agent session started");
+    let mut response = rpc(StatusCode::OK, &Message::response(id.clone(), raw(&result)));
+    response
+        .headers_mut()
+        .insert(MCP_SESSION_ID, HeaderValue::from_str(&session_id).expect("base64 is a header value"));
+    response
+}
+
+fn readdress(message: Message, id: &RequestId) -> Message {
+    match message {
+        Message::Error { error, .. } => Message::Error { id: Some(id.clone()), error },
+        other => other,
+    }
+}
+
+fn session(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    server: &Server,
+    session_id: &str,
+) -> Option<Arc<AgentSession>> {
+    let sessions = state.proxy.sessions.lock().expect("sessions lock");
+    // A session is usable only by the user and server it was minted for.
+    sessions.get(session_id).filter(|s| s.user_id == principal.user.id && s.server_id == server.id).cloned()
+}
+
+async fn legacy_request(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    server: &Server,
+    session_id: &str,
+    message: Message,
+) -> Response {
+    let Some(session) = session(state, principal, server, session_id) else {
+        return rpc(
+            StatusCode::NOT_FOUND,
+            &Message::error(
+                message.id().cloned(),
+                INVALID_REQUEST,
+                "unknown or expired session; initialize again",
+            ),
+        );
+    };
+    match message {
+        Message::Request { id, method, .. } if method == "ping" => {
+            rpc(StatusCode::OK, &Message::response(id, raw(&json!({}))))
+        }
+        Message::Request { id, method, params } => {
+            let params = match RawObject::parse(params.as_deref()) {
+                Ok(p) => p,
+                Err(e) => return rpc(StatusCode::OK, &Message::error(Some(id), INVALID_PARAMS, e)),
+            };
+            let cancel = CancellationToken::new();
+            session.in_flight.lock().expect("in-flight lock").insert(id.clone(), cancel.clone());
+            let request = call::Request {
+                id: id.clone(),
+                method,
+                params,
+                agent_info: session.agent_info.clone(),
+                headers: ReqHeaderMap::new(),
+            };
+            let response =
+                forward(state, principal, server.clone(), session.link.clone(), request, cancel).await;
+            let session = session.clone();
+            // Forget the token when the response is done (or dropped).
+            finish_later(response, move || {
+                session.in_flight.lock().expect("in-flight lock").remove(&id);
+            })
+        }
+        Message::Notification { method, params } if method == "notifications/cancelled" => {
+            let target = params
+                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                .and_then(|p| p.get("requestId").and_then(RequestId::from_value));
+            if let Some(token) =
+                target.and_then(|id| session.in_flight.lock().expect("in-flight lock").remove(&id))
+            {
+                token.cancel();
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+        // Herald sends agents no requests, so there is nothing to answer; notifications end here.
+        _ => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// Runs `done` once the response has been sent or abandoned.
+fn finish_later(response: Response, done: impl FnOnce() + Send + 'static) -> Response {
+    struct OnDrop<F: FnOnce()>(Option<F>);
+    impl<F: FnOnce()> Drop for OnDrop<F> {
+        fn drop(&mut self) {
+            if let Some(f) = self.0.take() {
+                f();
+            }
+        }
+    }
+    let (parts, body) = response.into_parts();
+    let guard = OnDrop(Some(done));
+    let stream = body.into_data_stream().map(move |chunk| {
+        let _keep = &guard;
+        chunk
+    });
+    Response::from_parts(parts, axum::body::Body::from_stream(stream))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Path((org, server)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let (principal, server) = match admit(&state, &headers, &org, &server).await {
+        Ok(admitted) => admitted,
+        Err(response) => return response,
+    };
+    let Some(session_id) = headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    };
+    let Some(session) = session(&state, &principal, &server, session_id) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let Link::Legacy(link) = session.link.as_ref() else {
+        // A modern server has no standalone stream; offer one that only keeps alive.
+        return sse(futures_util::stream::pending::<Down>().boxed());
+    };
+    let notes = tokio_stream_from(link.notifications.subscribe());
+    sse(notes.map(Down::Message).boxed())
+}
+
+fn tokio_stream_from(
+    mut rx: tokio::sync::broadcast::Receiver<Message>,
+) -> impl futures_util::Stream<Item = Message> + Send {
+    async_stream_lite(move |tx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(m) => {
+                    if tx.send(m).await.is_err() {
+                        return;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    })
+}
+
+/// A stream fed by a spawned producer (ends when the consumer is dropped).
+fn async_stream_lite<T: Send + 'static, F>(
+    producer: impl FnOnce(mpsc::Sender<T>) -> F,
+) -> impl futures_util::Stream<Item = T> + Send
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (tx, mut rx) = mpsc::channel(16);
+    tokio::spawn(producer(tx));
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    Path((org, server)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let (principal, server) = match admit(&state, &headers, &org, &server).await {
+        Ok(admitted) => admitted,
+        Err(response) => return response,
+    };
+    let Some(session_id) = headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    };
+    if session(&state, &principal, &server, session_id).is_none() {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let Some(session) = state.proxy.sessions.lock().expect("sessions lock").remove(session_id) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    for (_, token) in session.in_flight.lock().expect("in-flight lock").drain() {
+        token.cancel();
+    }
+    if let Link::Legacy(link) = session.link.as_ref() {
+        link.close().await;
+    }
+    tracing::info!(server = %server.slug, "agent session ended");
+    StatusCode::NO_CONTENT.into_response()
+}
+
+// --- modern agents -------------------------------------------------------------------------
+
+async fn modern_request(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    server: Server,
+    headers: &HeaderMap,
+    message: Message,
+) -> Response {
+    let Message::Request { id, method, params } = message else {
+        // This revision defines no client notifications over HTTP; accept and drop.
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let params = match RawObject::parse(params.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return rpc(StatusCode::BAD_REQUEST, &Message::error(Some(id), INVALID_PARAMS, e)),
+    };
+    if let Err(mismatch) = check_modern(headers, &method, &params) {
+        return rpc(StatusCode::BAD_REQUEST, &Message::error(Some(id), HEADER_MISMATCH, mismatch));
+    }
+    let meta = params.meta();
+    if !meta.contains_key(META_CLIENT_CAPABILITIES) {
+        return rpc(
+            StatusCode::BAD_REQUEST,
+            &Message::error(
+                Some(id),
+                INVALID_PARAMS,
+                format!("params._meta must carry {META_CLIENT_CAPABILITIES}"),
+            ),
+        );
+    }
+    let org_policy = policy(state, principal.membership.org.id).await;
+    let link =
+        match state.proxy.shared_link(state, &server, principal.user.id, org_policy.url_mode.enabled).await {
+            Ok(link) => link,
+            Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
+        };
+    if method == "server/discover" {
+        let (capabilities, server_info, instructions) = link.server_description().await;
+        let mut result = json!({
+            "resultType": "complete",
+            "supportedVersions": [PROTOCOL_VERSION_2026_07_28],
+            "capabilities": capabilities,
+            "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
+        });
+        if let Some(instructions) = instructions {
+            result["instructions"] = instructions;
+        }
+        return rpc(StatusCode::OK, &Message::response(id, raw(&result)));
+    }
+    let mut passed = ReqHeaderMap::new();
+    for (name, value) in headers {
+        if name.as_str().starts_with(MCP_PARAM_PREFIX) {
+            passed.insert(name.clone(), value.clone());
+        }
+    }
+    let request = call::Request {
+        id,
+        method,
+        params,
+        agent_info: meta.get(META_CLIENT_INFO).cloned(),
+        headers: passed,
+    };
+    forward(state, principal, server, link, request, CancellationToken::new()).await
+}
+
+/// The 2026-07-28 rules: headers present and equal to the body.
+fn check_modern(headers: &HeaderMap, method: &str, params: &RawObject) -> Result<(), String> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let meta = params.meta();
+    let body_version = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);
+    if body_version != Some(PROTOCOL_VERSION_2026_07_28) {
+        return Err(format!(
+            "MCP-Protocol-Version header is {PROTOCOL_VERSION_2026_07_28} but params._meta[{META_PROTOCOL_VERSION:?}] is {body_version:?}"
+        ));
+    }
+    match header(MCP_METHOD) {
+        Some(m) if m == method => {}
+        Some(m) => {
+            return Err(format!("Mcp-Method header {m:?} does not match the body's method {method:?}"));
+        }
+        None => return Err("the Mcp-Method header is required".into()),
+    }
+    if let Some(key) = name_param(method) {
+        let body = params.string(key);
+        let given = header(MCP_NAME).map(decode_header_value);
+        match (given, body) {
+            (None, _) => return Err("the Mcp-Name header is required for this method".into()),
+            (Some(None), _) => return Err("the Mcp-Name header is not valid base64".into()),
+            (Some(Some(h)), Some(b)) if h == b => {}
+            (Some(Some(h)), b) => {
+                return Err(format!("Mcp-Name header {h:?} does not match the body's {key} {b:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+// --- both ------------------------------------------------------------------------------------
+
+/// Runs the call and answers with JSON when the upstream answered at once,
+/// or with an SSE stream when there is more to say (notifications, a person
+/// being asked).
+async fn forward(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    server: Server,
+    link: Arc<Link>,
+    request: call::Request,
+    cancel: CancellationToken,
+) -> Response {
+    let org_policy = policy(state, principal.membership.org.id).await;
+    let tool = name_param(&request.method).and_then(|key| request.params.string(key));
+    let progress_token = request.params.meta().get("progressToken").cloned();
+    let ctx = CallContext {
+        state: state.clone(),
+        org_id: principal.membership.org.id,
+        org_slug: principal.membership.org.slug.clone(),
+        user_id: principal.user.id,
+        server,
+        policy: org_policy,
+        tool,
+        progress_token,
+    };
+    let (tx, mut rx) = mpsc::channel::<Down>(32);
+    let id = request.id.clone();
+    tokio::spawn(call::run(ctx, link, request, tx, cancel));
+    match rx.recv().await {
+        Some(Down::Message(message @ (Message::Response { .. } | Message::Error { .. }))) => {
+            rpc(StatusCode::OK, &message)
+        }
+        Some(first) => {
+            let rest = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
+            sse(futures_util::stream::once(async { first }).chain(rest).boxed())
+        }
+        None => rpc(StatusCode::OK, &failure(&id, "the call ended without a response")),
+    }
+}
+
+fn sse(items: futures_util::stream::BoxStream<'static, Down>) -> Response {
+    let events = items.filter_map(|item| async move {
+        match item {
+            Down::Message(m) => {
+                Some(Ok::<_, std::convert::Infallible>(Event::default().event("message").data(m.to_json())))
+            }
+            Down::KeepAlive => Some(Ok(Event::default().comment("keep-alive"))),
+            Down::Commit => None,
+        }
+    });
+    let mut response = Sse::new(events)
+        .keep_alive(axum::response::sse::KeepAlive::new().interval(call::KEEPALIVE_EVERY))
+        .into_response();
+    response.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
