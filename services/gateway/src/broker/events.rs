@@ -75,7 +75,7 @@ impl From<&Elicitation> for ElicitationView {
 #[serde(tag = "type")]
 pub enum ServerEvent {
     #[serde(rename = "elicitation.created")]
-    Created(ElicitationView),
+    Created(Box<ElicitationView>),
     #[serde(rename = "elicitation.resolved")]
     Resolved { id: Uuid, action: String, decided_by: String, reason: Option<String> },
     #[serde(rename = "ack")]
@@ -86,7 +86,7 @@ pub enum ServerEvent {
 
 impl ServerEvent {
     pub fn created(e: &Elicitation) -> Self {
-        ServerEvent::Created(e.into())
+        ServerEvent::Created(Box::new(e.into()))
     }
 
     pub fn resolved(e: &Elicitation) -> Self {

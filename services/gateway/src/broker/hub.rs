@@ -15,9 +15,12 @@ use uuid::Uuid;
 /// Events queued for one socket before it counts as too slow.
 const SOCKET_QUEUE: usize = 256;
 
+/// A socket's id in the hub, and its queue.
+type Socket = (u64, mpsc::Sender<Utf8Bytes>);
+
 #[derive(Default)]
 pub struct Hub {
-    sockets: Mutex<HashMap<Uuid, Vec<(u64, mpsc::Sender<Utf8Bytes>)>>>,
+    sockets: Mutex<HashMap<Uuid, Vec<Socket>>>,
     next_id: AtomicU64,
 }
 

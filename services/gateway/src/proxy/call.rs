@@ -237,10 +237,9 @@ impl Relay<'_> {
                         }
                         // About a URL elicitation the agent never saw.
                         Message::Notification { method, .. } if method == "notifications/elicitation/complete" => {}
+                        // A send to a departed agent fails; `gone` ends the call next turn.
                         Message::Notification { .. } => {
-                            if self.send(Down::Message(message)).await.is_err() {
-                                continue;
-                            }
+                            let _ = self.send(Down::Message(message)).await;
                         }
                         Message::Response { ref id, .. } | Message::Error { id: Some(ref id), .. } if id == upstream_id => {
                             // The server finished without waiting for these: it withdrew them.
@@ -254,10 +253,10 @@ impl Relay<'_> {
                     open.remove(&server_request);
                     let outcome = ended.outcome.expect("an ended elicitation has an outcome");
                     // A server that withdrew its request must not get an answer.
-                    if outcome.decided_by != DecidedBy::Server.as_str() {
-                        if let Err(e) = link.respond(server_request, raw(&elicit_result(&outcome))).await {
-                            tracing::warn!(error = %e, "could not send the answer upstream");
-                        }
+                    if outcome.decided_by != DecidedBy::Server.as_str()
+                        && let Err(e) = link.respond(server_request, raw(&elicit_result(&outcome))).await
+                    {
+                        tracing::warn!(error = %e, "could not send the answer upstream");
                     }
                 }
                 _ = keepalive.tick(), if !open.is_empty() => {

@@ -73,8 +73,11 @@ pub struct CallContext {
 pub struct Proxy {
     http: reqwest::Client,
     sessions: Mutex<HashMap<String, Arc<AgentSession>>>,
-    shared: Mutex<HashMap<(Uuid, Uuid, i128), Arc<OnceCell<Arc<Link>>>>>,
+    shared: Mutex<HashMap<SharedKey, Arc<OnceCell<Arc<Link>>>>>,
 }
+
+/// A modern agent's link: per user, server, and the server's last registry change.
+type SharedKey = (Uuid, Uuid, i128);
 
 /// A legacy agent's session: who it is, and its own upstream link.
 pub struct AgentSession {

@@ -52,6 +52,7 @@ fn elicitation_capability(version: &str, url_mode: bool) -> Value {
     }
 }
 
+#[allow(clippy::large_enum_variant)] // one per agent session or user: size is irrelevant
 pub enum Link {
     Legacy(LegacyLink),
     Modern(ModernLink),

@@ -1,0 +1,276 @@
+//! Test-side MCP: an agent speaking either generation to Herald's endpoint,
+//! peer servers started as real processes, and a dashboard websocket.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use herald_mcp::transport::{Endpoint, PostHeaders, Reply};
+use herald_mcp::{Message, RequestId};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use crate::support::{Session, TestApp, body};
+
+/// How long a test waits for something that should happen promptly before
+/// calling it a failure (not a sleep: the wait ends as soon as it happens).
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+// --- peers -------------------------------------------------------------------------------
+
+pub enum Peer {
+    /// `tests/peers/python/elicit_server.py`: the official Python SDK, both generations.
+    Python,
+    /// `@modelcontextprotocol/server-everything`: the TypeScript SDK, legacy only.
+    Everything,
+}
+
+pub struct PeerProcess {
+    pub url: String,
+    child: Child,
+}
+
+impl PeerProcess {
+    pub async fn start(peer: Peer) -> Self {
+        let peers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers");
+        let script = match peer {
+            Peer::Python => "run-elicit-server.sh",
+            Peer::Everything => "run-everything.sh",
+        };
+        let mut child = Command::new("bash")
+            .arg(peers.join(script))
+            .arg("0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the peer starts (run tests/peers/install.sh first)");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let port = tokio::time::timeout(PATIENCE, async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                if let Some(port) = line.strip_prefix("READY ") {
+                    return port.trim().to_owned();
+                }
+            }
+            panic!("the peer {script} exited before it was ready (run tests/peers/install.sh first)");
+        })
+        .await
+        .expect("the peer gets ready");
+        // Keep draining its output so it never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        PeerProcess { url: format!("http://127.0.0.1:{port}/mcp"), child }
+    }
+
+    /// Kills the server mid-flight (for the upstream-lost tests).
+    pub async fn kill(&mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+/// Registers `url` as server `slug` in org acme (as the owner).
+pub async fn register(owner: &Session, slug: &str, name: &str, url: &str) {
+    let response =
+        owner.post("/api/v1/orgs/acme/servers", &json!({ "slug": slug, "name": name, "url": url })).await;
+    assert_eq!(response.status(), 201, "register {slug}: {}", response.text().await.unwrap());
+}
+
+// --- agents ------------------------------------------------------------------------------
+
+#[derive(Clone)]
+pub enum Generation {
+    Legacy { session: String, version: String },
+    Modern,
+}
+
+/// An MCP client pointed at Herald's endpoint for one server.
+#[derive(Clone)]
+pub struct Agent {
+    endpoint: Endpoint,
+    pub generation: Generation,
+}
+
+impl Agent {
+    fn endpoint(app: &TestApp, token: &str, server: &str) -> Endpoint {
+        let mut headers = HeaderMap::new();
+        headers.insert("authorization", HeaderValue::from_str(&format!("Bearer {token}")).unwrap());
+        let url = reqwest::Url::parse(&app.url(&format!("/mcp/acme/{server}"))).unwrap();
+        Endpoint::new(reqwest::Client::new(), url, headers)
+    }
+
+    /// A 2025-11-25 agent: initialize, then initialized.
+    pub async fn legacy(app: &TestApp, token: &str, server: &str) -> Self {
+        let endpoint = Self::endpoint(app, token, server);
+        let init = Message::request(
+            RequestId::Integer(0),
+            "initialize",
+            Some(raw(&json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": { "name": "herald-test-agent", "version": "1" },
+            }))),
+        );
+        let (reply, head) = endpoint.post(init.to_json(), &PostHeaders::default()).await.unwrap();
+        let Reply::Message(Message::Response { result, .. }) = reply else { panic!("initialize failed") };
+        let result: Value = serde_json::from_str(result.get()).unwrap();
+        let version = result["protocolVersion"].as_str().unwrap().to_owned();
+        let session = head.session_id.expect("Herald mints a session");
+        let agent = Agent { endpoint, generation: Generation::Legacy { session, version } };
+        let initialized = Message::notification("notifications/initialized", None);
+        agent.endpoint.post(initialized.to_json(), &agent.headers(None, None)).await.unwrap();
+        agent
+    }
+
+    /// A 2026-07-28 agent: stateless.
+    pub fn modern(app: &TestApp, token: &str, server: &str) -> Self {
+        Agent { endpoint: Self::endpoint(app, token, server), generation: Generation::Modern }
+    }
+
+    fn headers(&self, method: Option<&str>, name: Option<&str>) -> PostHeaders {
+        match &self.generation {
+            Generation::Legacy { session, version } => PostHeaders {
+                protocol_version: Some(version.clone()),
+                session_id: Some(session.clone()),
+                extra: HeaderMap::new(),
+            },
+            Generation::Modern => {
+                let mut extra = HeaderMap::new();
+                if let Some(m) = method {
+                    extra.insert(HeaderName::from_static("mcp-method"), HeaderValue::from_str(m).unwrap());
+                }
+                if let Some(n) = name {
+                    extra.insert(HeaderName::from_static("mcp-name"), HeaderValue::from_str(n).unwrap());
+                }
+                PostHeaders { protocol_version: Some("2026-07-28".into()), session_id: None, extra }
+            }
+        }
+    }
+
+    /// Sends a request; returns the notifications seen and the final message.
+    pub async fn request(&self, id: i64, method: &str, mut params: Value) -> (Vec<Message>, Message) {
+        if matches!(self.generation, Generation::Modern) {
+            params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
+            params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+            params["_meta"]["io.modelcontextprotocol/clientInfo"] =
+                json!({ "name": "herald-test-agent", "version": "1" });
+        }
+        let name = params.get("name").and_then(Value::as_str).map(str::to_owned);
+        let message = Message::request(RequestId::Integer(id), method, Some(raw(&params)));
+        let headers = self.headers(Some(method), name.as_deref());
+        let (reply, _) = self.endpoint.post(message.to_json(), &headers).await.expect("Herald answers");
+        match reply {
+            Reply::Message(m) => (vec![], m),
+            Reply::Stream(mut stream) => {
+                let mut notes = Vec::new();
+                while let Some(item) = stream.next().await {
+                    let m = item.expect("the stream stays well-formed");
+                    match m {
+                        Message::Notification { .. } => notes.push(m),
+                        _ => return (notes, m),
+                    }
+                }
+                panic!("the stream ended without a response");
+            }
+            Reply::Accepted => panic!("a request got 202"),
+        }
+    }
+
+    /// Calls a tool; returns the final message.
+    pub async fn call(&self, id: i64, tool: &str, arguments: Value) -> Message {
+        self.request(id, "tools/call", json!({ "name": tool, "arguments": arguments })).await.1
+    }
+}
+
+pub fn raw(value: &Value) -> Box<serde_json::value::RawValue> {
+    serde_json::value::RawValue::from_string(value.to_string()).unwrap()
+}
+
+/// The `result` of a response, as JSON.
+pub fn result(message: &Message) -> Value {
+    match message {
+        Message::Response { result, .. } => serde_json::from_str(result.get()).unwrap(),
+        other => panic!("expected a result, got {}", other.to_json()),
+    }
+}
+
+/// All text of a tool result's content.
+pub fn text(message: &Message) -> String {
+    result(message)["content"]
+        .as_array()
+        .map(|items| items.iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default()
+}
+
+// --- the dashboard -----------------------------------------------------------------------
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A dashboard's websocket, authenticated with the user's API token.
+pub struct Dashboard {
+    socket: Socket,
+}
+
+impl Dashboard {
+    pub async fn open(app: &TestApp, token: &str) -> Self {
+        let url = app.url("/api/v1/ws").replace("http://", "ws://");
+        let mut request = url.into_client_request().unwrap();
+        request.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+        let (socket, _) = tokio_tungstenite::connect_async(request).await.expect("the websocket opens");
+        Dashboard { socket }
+    }
+
+    /// The next JSON frame (fails the test if none comes in time).
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.socket.next())
+                .await
+                .expect("a frame arrives in time")
+                .expect("the socket is open")
+                .expect("frames are well-formed");
+            if let tokio_tungstenite::tungstenite::Message::Text(text) = frame {
+                return serde_json::from_str(&text).unwrap();
+            }
+        }
+    }
+
+    /// Skips frames until one of `kind` arrives.
+    pub async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let frame = self.next().await;
+            if frame["type"] == kind {
+                return frame;
+            }
+        }
+    }
+
+    pub async fn send(&mut self, frame: Value) {
+        self.socket
+            .send(tokio_tungstenite::tungstenite::Message::Text(frame.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    /// Answers elicitation `id` and returns Herald's reply (`ack` or `error`).
+    pub async fn respond(&mut self, id: &Value, action: &str, content: Option<Value>) -> Value {
+        let mut frame = json!({ "type": "respond", "id": id, "action": action });
+        if let Some(content) = content {
+            frame["content"] = content;
+        }
+        self.send(frame).await;
+        loop {
+            let reply = self.next().await;
+            if (reply["type"] == "ack" || reply["type"] == "error") && reply["id"] == *id {
+                return reply;
+            }
+        }
+    }
+}
+
+/// The user's most recent elicitation record, via the REST API.
+pub async fn latest(session: &Session) -> Value {
+    let page = body(session.get("/api/v1/orgs/acme/elicitations?limit=1").await).await;
+    page["elicitations"][0].clone()
+}

@@ -1,0 +1,273 @@
+//! The whole flow against MCP servers nobody here wrote: agent → Herald →
+//! peer server → elicitation → dashboard → answer → tool result at the agent.
+//! Needs `tests/peers/install.sh`; `.ci/run` installs the peers and runs these.
+
+use serde_json::{Value, json};
+
+use crate::mcp_support::{Agent, Dashboard, Peer, PeerProcess, latest, register, result, text};
+use crate::support::{Session, TestApp, body};
+
+struct World {
+    app: TestApp,
+    owner: Session,
+    token: String,
+    peer: PeerProcess,
+}
+
+async fn world(peer: Peer, slug: &str, name: &str) -> World {
+    let app = TestApp::spawn().await;
+    let owner = app.owner().await;
+    let token = app.token(&owner, "acme", "agent").await;
+    let peer = PeerProcess::start(peer).await;
+    register(&owner, slug, name, &peer.url).await;
+    World { app, owner, token, peer }
+}
+
+/// The Python SDK returns `input_required` to Herald's modern link; a legacy
+/// agent never sees it: it gets the final result once the person answers.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn python_modern_input_required_answered_over_the_websocket_for_a_legacy_agent() {
+    let w = world(Peer::Python, "py", "Python Peer").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "py").await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(7, "book_table", json!({ "restaurant": "Chez Herald" })).await }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    assert_eq!(created["server"], json!({ "slug": "py", "name": "Python Peer", "url": w.peer.url }));
+    assert_eq!(created["tool"], "book_table");
+    assert_eq!(created["mode"], "form");
+    assert_eq!(created["status"], "pending");
+    let id = created["id"].clone();
+
+    // Content that breaks the form is refused with field errors; the question stays open.
+    let refused =
+        dashboard.respond(&id, "accept", Some(json!({ "date": "tomorrow", "party_size": 40 }))).await;
+    assert_eq!(refused["type"], "error");
+    assert_eq!(refused["code"], "invalid");
+    let mut bad: Vec<_> = refused["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap().to_owned())
+        .collect();
+    bad.sort();
+    assert_eq!(bad, ["date", "party_size"]);
+    assert_eq!(latest(&w.owner).await["status"], "pending");
+
+    let ack = dashboard.respond(&id, "accept", Some(json!({ "date": "2026-12-24", "party_size": 4 }))).await;
+    assert_eq!(ack["type"], "ack");
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(
+        resolved,
+        json!({ "type": "elicitation.resolved", "id": id, "action": "accept", "decided_by": "user", "reason": "answered" })
+    );
+
+    let done = call.await.unwrap();
+    let answer: Value = serde_json::from_str(&text(&done)).unwrap();
+    assert_eq!(answer["action"], "accept");
+    // What the server received: the person's fields plus the schema's defaults.
+    assert_eq!(
+        answer["booking"],
+        json!({ "date": "2026-12-24", "party_size": 4, "seating": "indoor", "high_chair": false, "notes": "" })
+    );
+    let record = latest(&w.owner).await;
+    assert_eq!(record["content"]["party_size"], 4);
+    assert_eq!(record["decided_by"], "user");
+}
+
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn python_decline_over_rest_reaches_a_modern_agent_as_a_decline() {
+    let w = world(Peer::Python, "py", "Python Peer").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::modern(&w.app, &w.token, "py");
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(1, "book_table", json!({ "restaurant": "Le Refus" })).await }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    let id = created["id"].as_str().unwrap();
+    let declined = w
+        .owner
+        .post(&format!("/api/v1/orgs/acme/elicitations/{id}/respond"), &json!({ "action": "decline" }))
+        .await;
+    assert_eq!(declined.status(), 200);
+    assert_eq!(body(declined).await["action"], "decline");
+    let done = call.await.unwrap();
+    let answer: Value = serde_json::from_str(&text(&done)).unwrap();
+    assert_eq!(answer["action"], "decline", "a decline is a normal result, not an error");
+    assert_eq!(result(&done)["isError"], false);
+    // Answering again is refused.
+    let again = w
+        .owner
+        .post(
+            &format!("/api/v1/orgs/acme/elicitations/{id}/respond"),
+            &json!({ "action": "accept", "content": {} }),
+        )
+        .await;
+    assert_eq!(again.status(), 409);
+}
+
+/// server-everything pushes `elicitation/create` on the call's SSE stream
+/// (legacy); Herald answers with a POSTed response.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn everything_form_with_every_variant_accepted_with_exact_content() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::modern(&w.app, &w.token, "everything");
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(3, "trigger-elicitation-request", json!({})).await }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    let kinds: Vec<_> = created["form"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        kinds.contains(&"titledMultipleSelectEnum".to_owned())
+            && kinds.contains(&"legacyTitledEnum".to_owned()),
+        "{kinds:?}"
+    );
+    let ack = dashboard
+        .respond(&created["id"], "accept", Some(json!({ "name": "Ada", "email": "ada@example.com" })))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let done = call.await.unwrap();
+    let said = text(&done);
+    assert!(said.contains("\"action\": \"accept\""), "{said}");
+    assert!(said.contains("\"name\": \"Ada\""), "{said}");
+    // Defaults the person left alone were filled in (the conformance scenario checks this).
+    let record = latest(&w.owner).await;
+    let content = record["content"].as_object().unwrap();
+    for field in created["form"]["fields"].as_array().unwrap() {
+        if !field["default"].is_null() {
+            let name = field["name"].as_str().unwrap();
+            assert!(content.contains_key(name), "default for {name} filled in: {content:?}");
+        }
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn dismiss_is_a_cancel_and_the_first_answer_wins_across_tabs() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    let mut first_tab = Dashboard::open(&w.app, &w.token).await;
+    let mut second_tab = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "everything").await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(1, "trigger-elicitation-request", json!({})).await }
+    });
+    let created = first_tab.next_of("elicitation.created").await;
+    assert_eq!(second_tab.next_of("elicitation.created").await["id"], created["id"]);
+    assert_eq!(first_tab.respond(&created["id"], "cancel", None).await["type"], "ack");
+    // The other tab is told the form is gone, and a late answer there is refused.
+    let withdrawn = second_tab.next_of("elicitation.resolved").await;
+    assert_eq!(withdrawn["action"], "cancel");
+    assert_eq!(withdrawn["reason"], "dismissed");
+    let late = second_tab.respond(&created["id"], "accept", Some(json!({}))).await;
+    assert_eq!(late["type"], "error");
+    assert_eq!(late["code"], "ended");
+    let done = call.await.unwrap();
+    assert!(text(&done).contains("cancel"), "{}", text(&done));
+}
+
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn an_agent_that_goes_away_cancels_its_elicitation() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "everything").await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(1, "trigger-elicitation-request", json!({})).await }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    call.abort(); // the agent hangs up mid-call
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(resolved["id"], created["id"]);
+    assert_eq!(resolved["decided_by"], "caller");
+    assert_eq!(resolved["reason"], "caller_cancelled");
+    assert_eq!(latest(&w.owner).await["action"], "cancel");
+}
+
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn a_server_that_dies_mid_question_ends_it_as_upstream_lost() {
+    let mut w = world(Peer::Everything, "everything", "Everything").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "everything").await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(1, "trigger-elicitation-request", json!({})).await }
+    });
+    dashboard.next_of("elicitation.created").await;
+    w.peer.kill().await;
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(resolved["decided_by"], "system");
+    assert_eq!(resolved["reason"], "upstream_lost");
+    let done = call.await.unwrap();
+    let herald_mcp::Message::Error { error, .. } = &done else {
+        panic!("expected an error: {}", done.to_json())
+    };
+    assert!(error.message.contains("everything"), "the error names the server: {}", error.message);
+}
+
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn url_mode_is_shown_with_its_url_and_accept_means_consent() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "everything").await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move {
+            agent
+                .call(1, "trigger-url-elicitation", json!({ "url": "https://auth.example.com/connect" }))
+                .await
+        }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    assert_eq!(created["mode"], "url");
+    assert_eq!(created["url"], "https://auth.example.com/connect");
+    let content_refused = dashboard.respond(&created["id"], "accept", Some(json!({ "x": 1 }))).await;
+    assert_eq!(content_refused["type"], "error");
+    assert_eq!(dashboard.respond(&created["id"], "accept", None).await["type"], "ack");
+    let done = call.await.unwrap();
+    assert!(text(&done).contains("accept"), "{}", text(&done));
+}
+
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn plain_calls_pass_through_untouched() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    for agent in
+        [Agent::legacy(&w.app, &w.token, "everything").await, Agent::modern(&w.app, &w.token, "everything")]
+    {
+        let (_, listed) = agent.request(1, "tools/list", json!({})).await;
+        let names: Vec<_> = result(&listed)["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert!(names.contains(&"echo".to_owned()), "{names:?}");
+        let echoed = agent.call(2, "echo", json!({ "message": "héllo ✓ \u{202e}" })).await;
+        assert!(text(&echoed).contains("héllo ✓ \u{202e}"), "{}", text(&echoed));
+        let summed = agent.call(3, "get-structured-content", json!({ "location": "New York" })).await;
+        assert!(result(&summed)["structuredContent"].is_object(), "{}", summed.to_json());
+        let (_, pong) = agent.request(4, "ping", json!({})).await;
+        assert!(matches!(pong, herald_mcp::Message::Response { .. }));
+        let (_, prompts) = agent.request(5, "prompts/list", json!({})).await;
+        assert!(result(&prompts)["prompts"].is_array());
+        let (_, resources) = agent.request(6, "resources/list", json!({})).await;
+        assert!(result(&resources)["resources"].is_array());
+    }
+}
