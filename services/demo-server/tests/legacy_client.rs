@@ -81,6 +81,7 @@ async fn a_2025_06_18_session_gets_forms_and_the_booking_keeps_the_defaults() {
     let user = ScriptedUser::new(ProtocolVersion::V_2025_06_18, Some(json!({})));
     user.will(Reply::Accept(json!({ "date": "2027-03-14", "name": "Ada Lovelace", "dietary": ["vegan"] })));
     let client = legacy_client(&server.url(), user.clone()).await;
+    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2025_06_18);
 
     let result = client.call_tool(call("book_table", json!({ "restaurant": "Chez Ferris" }))).await.unwrap();
     let expected = json!({
@@ -171,5 +172,33 @@ async fn a_client_without_elicitation_gets_a_tool_error_not_a_question() {
     assert_eq!(result.is_error, Some(true));
     assert!(text(&result).starts_with("Elicitation is unavailable"), "{}", text(&result));
     assert!(user.asked().is_empty());
+    client.cancel().await.expect("client closes");
+}
+
+#[tokio::test]
+async fn cancelling_the_call_withdraws_the_question() {
+    let server = start_server().await;
+    let user = ScriptedUser::new(ProtocolVersion::V_2025_11_25, Some(json!({ "form": {} })));
+    user.will(Reply::Hang).will(Reply::Accept(json!({ "confirm": true })));
+    let client = legacy_client(&server.url(), user.clone()).await;
+
+    // rmcp sends notifications/cancelled for a tools/call whose future is dropped.
+    let abandoned = tokio::spawn({
+        let peer = client.peer().clone();
+        async move { peer.call_tool(call("deploy", json!({ "service": "api", "environment": "staging" }))).await }
+    });
+    user.question_arrived().await;
+    abandoned.abort();
+    // The server answers by cancelling its own elicitation/create (the timeout only bounds a hang).
+    tokio::time::timeout(std::time::Duration::from_secs(30), user.question_withdrawn())
+        .await
+        .expect("the server withdraws its question");
+
+    // The session is still usable.
+    let result = client
+        .call_tool(call("deploy", json!({ "service": "api", "environment": "staging" })))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Deployed api to staging");
     client.cancel().await.expect("client closes");
 }

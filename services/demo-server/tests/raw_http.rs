@@ -302,3 +302,24 @@ async fn legacy_session_pushes_elicitation_on_the_call_stream() {
     drop(stream);
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn modern_url_mode_request_shape() {
+    let server = start_server().await;
+    let http = reqwest::Client::new();
+    let reply = modern(
+        &http,
+        &server.url(),
+        1,
+        "tools/call",
+        json!({ "name": "connect_account", "arguments": { "provider": "github" } }),
+    )
+    .await;
+    let request = &reply.only()["result"]["inputRequests"]["connect"];
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["mode"], "url");
+    assert_eq!(request["params"]["url"], "https://auth.example.com/connect?provider=github");
+    // rmcp 3.11 models the URL request with a required elicitationId and writes "" when there is none;
+    // 2026-07-28 removed the field, so a modern peer sees an empty one. Pinned here so a change shows.
+    assert_eq!(request["params"]["elicitationId"], "");
+}

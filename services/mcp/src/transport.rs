@@ -45,6 +45,18 @@ pub enum TransportError {
     Lost(String),
 }
 
+impl TransportError {
+    fn mentions_session(&self) -> bool {
+        match self {
+            TransportError::Status { status: 400 | 404, error, body } => {
+                let text = error.as_ref().map_or(body.as_str(), |e| e.message.as_str());
+                text.to_ascii_lowercase().contains("session")
+            }
+            _ => false,
+        }
+    }
+}
+
 /// What a POST came back with.
 pub enum Reply {
     /// `202 Accepted`: a notification or a response was taken.
@@ -123,7 +135,13 @@ impl Endpoint {
             return Ok((Reply::Accepted, head));
         }
         if !status.is_success() {
-            return Err(status_error(response).await);
+            let error = status_error(response).await;
+            // Some servers (the TypeScript SDK's) answer a forgotten session
+            // with 400 and a message about it rather than 404.
+            if headers.session_id.is_some() && error.mentions_session() {
+                return Err(TransportError::SessionExpired);
+            }
+            return Err(error);
         }
         let reply = match content_type(&response).as_deref() {
             Some("text/event-stream") => Reply::Stream(MessageStream::new(response)),

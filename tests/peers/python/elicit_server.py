@@ -23,7 +23,8 @@ Tools:
                              Resolve(ask_booking)]`.  Legacy: pushes `elicitation/create`.
                              2026-07-28: returns `resultType: "input_required"` with
                              `inputRequests` + `requestState`; the retry carries `inputResponses`.
-                             Returns the received answer as JSON text.
+                             Returns JSON text: {"action", "restaurant", "booking" (validated,
+                             server defaults filled in), "fields_sent" (keys the client sent)}.
   slow_elicit(timeout_seconds=5.0)
                              legacy push with the SDK's own request timeout
                              (`request_read_timeout_seconds`).  If the client does not answer in
@@ -124,8 +125,16 @@ async def book_table(
 ) -> str:
     """Book a table; the details are elicited (push on legacy, input_required on 2026-07-28)."""
     if isinstance(booking, AcceptedElicitation):
+        # `booking` is the validated model, so omitted fields carry the server-side defaults;
+        # `fields_sent` lists the fields the client actually put in `content`, which lets a test
+        # tell whether the host pre-filled the schema defaults itself.
         return json.dumps(
-            {"restaurant": restaurant, "action": "accept", "booking": booking.data.model_dump(mode="json")},
+            {
+                "restaurant": restaurant,
+                "action": "accept",
+                "booking": booking.data.model_dump(mode="json"),
+                "fields_sent": sorted(booking.data.model_fields_set),
+            },
             sort_keys=True,
         )
     return json.dumps({"restaurant": restaurant, "action": booking.action}, sort_keys=True)

@@ -30,7 +30,7 @@ pub enum Reply {
     Accept(Value),
     Decline,
     Cancel,
-    /// Never answer (the question stays open until the call or the connection goes away).
+    /// Never answer; wait until the server withdraws the question (`notifications/cancelled`).
     Hang,
 }
 
@@ -43,6 +43,7 @@ pub struct ScriptedUser {
     replies: Arc<Mutex<VecDeque<Reply>>>,
     asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
     question_arrived: Arc<tokio::sync::Notify>,
+    question_withdrawn: Arc<tokio::sync::Notify>,
 }
 
 impl ScriptedUser {
@@ -58,6 +59,7 @@ impl ScriptedUser {
             replies: Arc::default(),
             asked: Arc::default(),
             question_arrived: Arc::default(),
+            question_withdrawn: Arc::default(),
         }
     }
 
@@ -74,6 +76,11 @@ impl ScriptedUser {
     /// Waits until a question has arrived (returns at once if one came since the last wait).
     pub async fn question_arrived(&self) {
         self.question_arrived.notified().await
+    }
+
+    /// Waits until the server has withdrawn a question the user was holding ([`Reply::Hang`]).
+    pub async fn question_withdrawn(&self) {
+        self.question_withdrawn.notified().await
     }
 
     pub fn unanswered(&self) -> usize {
@@ -103,7 +110,7 @@ impl ClientHandler for ScriptedUser {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         self.asked.lock().unwrap().push(request.clone());
         self.question_arrived.notify_one();
@@ -128,7 +135,11 @@ impl ClientHandler for ScriptedUser {
             },
             Reply::Decline => ElicitResult::new(ElicitationAction::Decline),
             Reply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-            Reply::Hang => std::future::pending().await,
+            Reply::Hang => {
+                context.ct.cancelled().await;
+                self.question_withdrawn.notify_one();
+                return Err(ErrorData::internal_error("withdrawn", None));
+            }
         })
     }
 }

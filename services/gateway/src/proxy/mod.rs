@@ -54,6 +54,7 @@ use upstream::Link;
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// Everything a forwarded call needs to know about where it is.
+#[derive(Clone)]
 pub struct CallContext {
     pub state: AppState,
     pub org_id: Uuid,
@@ -115,22 +116,18 @@ impl Proxy {
         Ok(Endpoint::new(self.http.clone(), url, map))
     }
 
-    async fn shared_link(
-        &self,
-        state: &AppState,
-        server: &Server,
-        user_id: Uuid,
-        url_mode: bool,
-    ) -> Result<Arc<Link>, Message> {
+    async fn shared_link(&self, ctx: &CallContext) -> Result<Arc<Link>, Message> {
+        let (state, server, user_id) = (&ctx.state, &ctx.server, ctx.user_id);
         // The registry's last change is in the key: an edited server gets fresh links.
         let key = (user_id, server.id, server.updated_at.unix_timestamp_nanos());
         let cell = self.shared.lock().expect("links lock").entry(key).or_default().clone();
         let link = cell
             .get_or_try_init(|| async {
                 let endpoint = self.endpoint(state, server)?;
-                let link =
-                    Link::connect(endpoint, url_mode).await.map_err(|e| unreachable_server(server, &e))?;
-                link.listen();
+                let link = Link::connect(endpoint, ctx.policy.url_mode.enabled)
+                    .await
+                    .map_err(|e| unreachable_server(server, &e))?;
+                link.listen(ctx.clone());
                 Ok::<_, Message>(link)
             })
             .await?;
@@ -254,6 +251,20 @@ pub async fn post(
     }
 }
 
+/// Where a call happens: the caller, their org and its policy, the server.
+async fn context(state: &AppState, principal: &TokenPrincipal, server: Server) -> CallContext {
+    CallContext {
+        state: state.clone(),
+        org_id: principal.membership.org.id,
+        org_slug: principal.membership.org.slug.clone(),
+        user_id: principal.user.id,
+        server,
+        policy: policy(state, principal.membership.org.id).await,
+        tool: None,
+        progress_token: None,
+    }
+}
+
 async fn policy(state: &AppState, org_id: Uuid) -> OrgPolicy {
     match crate::api::policy::load(state, org_id).await {
         Ok(p) => p,
@@ -285,16 +296,16 @@ async fn initialize(
     } else {
         PROTOCOL_VERSION_2025_11_25
     };
-    let org_policy = policy(state, principal.membership.org.id).await;
+    let ctx = context(state, principal, server.clone()).await;
     let endpoint = match state.proxy.endpoint(state, &server) {
         Ok(e) => e,
         Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
     };
-    let link = match Link::connect(endpoint, org_policy.url_mode.enabled).await {
+    let link = match Link::connect(endpoint, ctx.policy.url_mode.enabled).await {
         Ok(link) => link,
         Err(e) => return rpc(StatusCode::OK, &readdress(unreachable_server(&server, &e), id)),
     };
-    link.listen();
+    link.listen(ctx);
     let (capabilities, server_info, instructions) = link.server_description().await;
     let mut result =
         json!({ "protocolVersion": version, "capabilities": capabilities, "serverInfo": server_info });
@@ -372,8 +383,13 @@ async fn legacy_request(
                 agent_info: session.agent_info.clone(),
                 headers: ReqHeaderMap::new(),
             };
-            let response =
-                forward(state, principal, server.clone(), session.link.clone(), request, cancel).await;
+            let response = forward(
+                context(state, principal, server.clone()).await,
+                session.link.clone(),
+                request,
+                cancel,
+            )
+            .await;
             let session = session.clone();
             // Forget the token when the response is done (or dropped).
             finish_later(response, move || {
@@ -527,12 +543,11 @@ async fn modern_request(
             ),
         );
     }
-    let org_policy = policy(state, principal.membership.org.id).await;
-    let link =
-        match state.proxy.shared_link(state, &server, principal.user.id, org_policy.url_mode.enabled).await {
-            Ok(link) => link,
-            Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
-        };
+    let ctx = context(state, principal, server).await;
+    let link = match state.proxy.shared_link(&ctx).await {
+        Ok(link) => link,
+        Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
+    };
     if method == "server/discover" {
         let (capabilities, server_info, instructions) = link.server_description().await;
         let mut result = json!({
@@ -559,7 +574,7 @@ async fn modern_request(
         agent_info: meta.get(META_CLIENT_INFO).cloned(),
         headers: passed,
     };
-    forward(state, principal, server, link, request, CancellationToken::new()).await
+    forward(ctx, link, request, CancellationToken::new()).await
 }
 
 /// The 2026-07-28 rules: headers present and equal to the body.
@@ -600,26 +615,13 @@ fn check_modern(headers: &HeaderMap, method: &str, params: &RawObject) -> Result
 /// or with an SSE stream when there is more to say (notifications, a person
 /// being asked).
 async fn forward(
-    state: &AppState,
-    principal: &TokenPrincipal,
-    server: Server,
+    mut ctx: CallContext,
     link: Arc<Link>,
     request: call::Request,
     cancel: CancellationToken,
 ) -> Response {
-    let org_policy = policy(state, principal.membership.org.id).await;
-    let tool = name_param(&request.method).and_then(|key| request.params.string(key));
-    let progress_token = request.params.meta().get("progressToken").cloned();
-    let ctx = CallContext {
-        state: state.clone(),
-        org_id: principal.membership.org.id,
-        org_slug: principal.membership.org.slug.clone(),
-        user_id: principal.user.id,
-        server,
-        policy: org_policy,
-        tool,
-        progress_token,
-    };
+    ctx.tool = name_param(&request.method).and_then(|key| request.params.string(key));
+    ctx.progress_token = request.params.meta().get("progressToken").cloned();
     let (tx, mut rx) = mpsc::channel::<Down>(32);
     let id = request.id.clone();
     tokio::spawn(call::run(ctx, link, request, tx, cancel));

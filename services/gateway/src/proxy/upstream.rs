@@ -7,6 +7,7 @@
 //! a session, re-established transparently when the server forgets it (404),
 //! and its standalone GET stream is kept open for notifications.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
@@ -76,10 +77,10 @@ impl Link {
         }
     }
 
-    /// Keeps the standalone GET stream open and relays its notifications,
-    /// reopening it when the session is re-established. Server requests on
-    /// it are answered (ping) or refused: Herald shows forms only within calls.
-    pub fn listen(self: &Arc<Link>) {
+    /// Keeps the standalone GET stream open (legacy servers): notifications
+    /// are relayed to agents that listen, and questions a server asks there,
+    /// outside any call, are shown to the link's user like any other.
+    pub fn listen(self: &Arc<Link>, ctx: super::CallContext) {
         let Link::Legacy(link) = self.as_ref() else { return };
         let mut slot = link.listening.lock().expect("listen lock");
         if slot.is_some() {
@@ -88,6 +89,8 @@ impl Link {
         let weak = Arc::downgrade(self);
         *slot = Some(tokio::spawn(async move {
             use futures_util::StreamExt;
+            // The server's request id → the record it opened, for withdrawals.
+            let open: Arc<std::sync::Mutex<HashMap<RequestId, uuid::Uuid>>> = Arc::default();
             loop {
                 let Some(strong) = weak.upgrade() else { return };
                 let Link::Legacy(link) = strong.as_ref() else { return };
@@ -107,21 +110,7 @@ impl Link {
                 drop(strong);
                 while let Some(Ok(message)) = stream.next().await {
                     let Some(strong) = weak.upgrade() else { return };
-                    let Link::Legacy(link) = strong.as_ref() else { return };
-                    match message {
-                        Message::Notification { .. } => {
-                            let _ = link.notifications.send(message);
-                        }
-                        Message::Request { id, method, .. } if method == "ping" => {
-                            let _ = link.respond(id, raw(&json!({}))).await;
-                        }
-                        Message::Request { id, method, .. } => {
-                            let refusal = format!("Herald does not serve {method} outside a call");
-                            let _ =
-                                link.respond_error(id, herald_mcp::jsonrpc::METHOD_NOT_FOUND, &refusal).await;
-                        }
-                        _ => {}
-                    }
+                    on_stream_message(&ctx, &strong, &open, message).await;
                 }
                 // The stream ended: reopen unless the link is gone.
                 if weak.strong_count() == 0 {
@@ -156,6 +145,79 @@ impl Link {
                 (state.capabilities.clone(), state.server_info.clone(), state.instructions.clone())
             }
         }
+    }
+}
+
+/// One message from a legacy server's standalone stream.
+async fn on_stream_message(
+    ctx: &super::CallContext,
+    link: &Arc<Link>,
+    open: &Arc<std::sync::Mutex<HashMap<RequestId, uuid::Uuid>>>,
+    message: Message,
+) {
+    use crate::broker::outcome::{DecidedBy, cancelled, reason};
+    let Link::Legacy(legacy) = link.as_ref() else { return };
+    match message {
+        Message::Notification { method, params } if method == "notifications/cancelled" => {
+            let withdrawn = params
+                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                .and_then(|p| p.get("requestId").and_then(RequestId::from_value))
+                .and_then(|rid| open.lock().expect("open lock").remove(&rid));
+            if let Some(id) = withdrawn {
+                let _ = ctx
+                    .state
+                    .broker
+                    .resolve(id, &cancelled(DecidedBy::Server, reason::SERVER_CANCELLED))
+                    .await;
+            }
+        }
+        Message::Notification { .. } => {
+            let _ = legacy.notifications.send(message);
+        }
+        Message::Request { id, method, .. } if method == "ping" => {
+            let _ = legacy.respond(id, raw(&json!({}))).await;
+        }
+        Message::Request { id, method, params } if method == "elicitation/create" => {
+            match super::elicit::intake(ctx, params.as_deref(), "legacy") {
+                super::elicit::Intake::Refuse(why) => {
+                    let _ = legacy.respond_error(id, herald_mcp::jsonrpc::INVALID_PARAMS, &why).await;
+                }
+                super::elicit::Intake::Open(record) => match ctx.state.broker.open(*record).await {
+                    Ok(waiter) => {
+                        open.lock().expect("open lock").insert(id.clone(), waiter.id);
+                        let (link, open) = (link.clone(), open.clone());
+                        tokio::spawn(async move {
+                            let ended = waiter.ended().await;
+                            open.lock().expect("open lock").remove(&id);
+                            let outcome = ended.outcome.expect("an ended elicitation has an outcome");
+                            if outcome.decided_by != DecidedBy::Server.as_str()
+                                && let Link::Legacy(legacy) = link.as_ref()
+                            {
+                                let answer = raw(&super::elicit::elicit_result(&outcome));
+                                if let Err(e) = legacy.respond(id, answer).await {
+                                    tracing::warn!(error = %e, "could not send the answer upstream");
+                                }
+                            }
+                        });
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "could not store an elicitation");
+                        let _ = legacy
+                            .respond_error(
+                                id,
+                                herald_mcp::jsonrpc::INTERNAL_ERROR,
+                                "the host could not record the request",
+                            )
+                            .await;
+                    }
+                },
+            }
+        }
+        Message::Request { id, method, .. } => {
+            let refusal = format!("{method} is not supported by this client");
+            let _ = legacy.respond_error(id, herald_mcp::jsonrpc::METHOD_NOT_FOUND, &refusal).await;
+        }
+        _ => {}
     }
 }
 

@@ -4,8 +4,10 @@
 
 mod accounts;
 mod cli;
+mod elicitations;
 mod errors;
 mod matrix;
+mod mcp_endpoint;
 mod mcp_support;
 mod members;
 mod peers;
