@@ -6,15 +6,24 @@ use std::process::ExitCode;
 use time::OffsetDateTime;
 
 use crate::app;
-use crate::config::{BootstrapArgs, Config};
+use crate::config::{BootstrapArgs, Config, ServeArgs};
 use crate::crypto::password;
 use crate::domain::{DisplayName, Email, Password, Slug};
 use crate::storage::{self, Conflict, Joiner, NewOrg, NewUser, StoreError};
 
-pub async fn serve(config: Config) -> ExitCode {
+pub async fn serve(config: Config, args: ServeArgs) -> ExitCode {
     let state = match app::prepare(config.clone()).await {
         Ok(state) => state,
         Err(e) => return fail(&format!("cannot start: {e:#}")),
+    };
+    // Kept for as long as Herald serves.
+    let _demo = if args.demo {
+        match crate::demo::start(&state).await {
+            Ok(demo) => Some(demo),
+            Err(e) => return fail(&format!("cannot start the demo: {e:#}")),
+        }
+    } else {
+        None
     };
     if let Err(e) = app::announce_setup_link(&state).await {
         return fail(&format!("cannot prepare the setup link: {e:#}"));

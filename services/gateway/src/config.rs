@@ -22,9 +22,17 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the gateway (the default when no command is given).
-    Serve,
+    Serve(ServeArgs),
     /// Create the first organisation and its owner from a script.
     Bootstrap(BootstrapArgs),
+}
+
+#[derive(Debug, Args, Default)]
+pub struct ServeArgs {
+    /// Also start the bundled demo MCP server and register it in a `demo`
+    /// organisation, with a demo account whose password is printed.
+    #[arg(long)]
+    pub demo: bool,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ pub mod broker;
 pub mod cli;
 pub mod config;
 pub mod crypto;
+pub mod demo;
 pub mod domain;
 pub mod proxy;
 pub mod storage;

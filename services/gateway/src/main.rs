@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use herald_gateway::cli;
-use herald_gateway::config::{Cli, Command, Config};
+use herald_gateway::config::{Cli, Command, Config, ServeArgs};
 use herald_gateway::telemetry;
 
 #[tokio::main]
@@ -17,7 +17,8 @@ async fn main() -> ExitCode {
     };
     telemetry::init(&config.log_filter, config.log_format);
     match args.command {
-        None | Some(Command::Serve) => cli::serve(config).await,
+        None => cli::serve(config, ServeArgs::default()).await,
+        Some(Command::Serve(serve)) => cli::serve(config, serve).await,
         Some(Command::Bootstrap(bootstrap)) => cli::bootstrap(config, bootstrap).await,
     }
 }
