@@ -78,6 +78,10 @@ pub enum ServerEvent {
     Created(Box<ElicitationView>),
     #[serde(rename = "elicitation.resolved")]
     Resolved { id: Uuid, action: String, decided_by: String, reason: Option<String> },
+    /// Something the user should know that is not a question, e.g. that a
+    /// server reports the out-of-band step of a URL elicitation complete.
+    #[serde(rename = "notice")]
+    Notice { kind: &'static str, message: String, server: Option<ServerView>, elicitation_id: Option<Uuid> },
     #[serde(rename = "ack")]
     Ack { id: Uuid },
     #[serde(rename = "error")]

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use herald_mcp::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND};
+use herald_mcp::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, URL_ELICITATION_REQUIRED};
 use herald_mcp::transport::{MessageStream, Reply, TransportError};
 use herald_mcp::{Message, RequestId};
 use reqwest::header::HeaderMap;
@@ -28,6 +28,7 @@ use super::CallContext;
 use super::elicit::{Intake, elicit_result, intake};
 use super::meta::{RawObject, raw};
 use super::upstream::{LegacyLink, Link, ModernLink};
+use crate::broker::events::{ServerEvent, ServerView};
 use crate::broker::outcome::{DecidedBy, cancelled, reason};
 
 /// How often a waiting agent hears from Herald while a person decides.
@@ -139,7 +140,75 @@ impl Relay<'_> {
 
     // --- legacy servers: elicitations pushed on the call's stream -------------------------
 
+    /// A legacy call, retried once after the user has been through the URL
+    /// elicitations of a -32042 "URL elicitation required" error (2025-11-25).
     async fn legacy(&mut self, link: &LegacyLink, request: &Request) -> Option<Message> {
+        let first = self.legacy_once(link, request).await?;
+        let Message::Error { error, .. } = &first else { return Some(first) };
+        if error.code != URL_ELICITATION_REQUIRED {
+            return Some(first);
+        }
+        let required: Vec<Value> = error
+            .data
+            .as_ref()
+            .and_then(|d| serde_json::from_str::<Value>(d.get()).ok())
+            .and_then(|d| d.get("elicitations").and_then(Value::as_array).cloned())
+            .unwrap_or_default();
+        if required.is_empty() {
+            return Some(first);
+        }
+        let mut waiting = FuturesUnordered::new();
+        let mut open = Vec::new();
+        for params in &required {
+            let params = raw(params);
+            match intake(self.ctx, Some(&params), "legacy") {
+                Intake::Open(record) if record.mode == "url" => {
+                    match self.ctx.state.broker.open(*record).await {
+                        Ok(waiter) => {
+                            open.push(waiter.id);
+                            waiting.push(waiter.ended());
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %e, "could not store an elicitation");
+                            break;
+                        }
+                    }
+                }
+                // Only URL elicitations can satisfy -32042; anything else ends the attempt.
+                _ => {
+                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                    return Some(first);
+                }
+            }
+        }
+        if self.send(Down::Commit).await.is_err() {
+            self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+            return None;
+        }
+        let mut all_accepted = true;
+        let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
+        keepalive.reset();
+        while !waiting.is_empty() {
+            tokio::select! {
+                () = self.gone() => {
+                    self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    return None;
+                }
+                Some(ended) = waiting.next() => {
+                    all_accepted &= ended.outcome.is_some_and(|o| o.action == "accept");
+                }
+                _ = keepalive.tick() => {
+                    let _ = self.keep_alive().await;
+                }
+            }
+        }
+        if !all_accepted {
+            return Some(first); // the user did not go through them: the server's own error stands
+        }
+        self.legacy_once(link, request).await
+    }
+
+    async fn legacy_once(&mut self, link: &LegacyLink, request: &Request) -> Option<Message> {
         let upstream_id = link.next_id();
         let message = Message::request(upstream_id.clone(), &request.method, Some(request.params.to_raw()));
         let reply = tokio::select! {
@@ -165,6 +234,8 @@ impl Relay<'_> {
     ) -> Option<Message> {
         // The server's elicitation request id → our record.
         let mut open: HashMap<RequestId, Uuid> = HashMap::new();
+        // A URL elicitation's id as the server knows it → our record.
+        let mut url_ids: HashMap<String, Uuid> = HashMap::new();
         let mut answering = FuturesUnordered::new();
         let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
         keepalive.reset();
@@ -196,6 +267,7 @@ impl Relay<'_> {
                     };
                     match message {
                         Message::Request { id, method, params } if method == "elicitation/create" => {
+                            let upstream_url_id = url_elicitation_id(params.as_deref());
                             match intake(self.ctx, params.as_deref(), "legacy") {
                                 Intake::Refuse(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
@@ -204,6 +276,9 @@ impl Relay<'_> {
                                 Intake::Open(record) => match self.ctx.state.broker.open(*record).await {
                                     Ok(waiter) => {
                                         open.insert(id.clone(), waiter.id);
+                                        if let Some(url_id) = upstream_url_id {
+                                            url_ids.insert(url_id, waiter.id);
+                                        }
                                         if self.send(Down::Commit).await.is_err() {
                                             continue; // `gone` ends it on the next turn
                                         }
@@ -235,8 +310,21 @@ impl Relay<'_> {
                                 self.end_all(std::iter::once(id), DecidedBy::Server, reason::SERVER_CANCELLED).await;
                             }
                         }
-                        // About a URL elicitation the agent never saw.
-                        Message::Notification { method, .. } if method == "notifications/elicitation/complete" => {}
+                        // About a URL elicitation the agent never saw: tell the person instead.
+                        Message::Notification { method, params } if method == "notifications/elicitation/complete" => {
+                            if let Some(ours) = url_elicitation_id(params.as_deref()).and_then(|u| url_ids.get(&u)) {
+                                self.ctx.state.broker.hub.publish(self.ctx.user_id, &ServerEvent::Notice {
+                                    kind: "elicitation_complete",
+                                    message: format!("{} reports the step you opened is complete", self.ctx.server.name),
+                                    server: Some(ServerView {
+                                        slug: self.ctx.server.slug.clone(),
+                                        name: self.ctx.server.name.clone(),
+                                        url: self.ctx.server.url.clone(),
+                                    }),
+                                    elicitation_id: Some(*ours),
+                                });
+                            }
+                        }
                         // A send to a departed agent fails; `gone` ends the call next turn.
                         Message::Notification { .. } => {
                             let _ = self.send(Down::Message(message)).await;
@@ -446,6 +534,12 @@ impl Relay<'_> {
             Message::error(Some(request.id.clone()), INVALID_PARAMS, text)
         }
     }
+}
+
+/// `elicitationId` of a URL elicitation (2025-11-25) or of its completion notice.
+fn url_elicitation_id(params: Option<&RawValue>) -> Option<String> {
+    let value: Value = serde_json::from_str(params?.get()).ok()?;
+    value.get("elicitationId")?.as_str().filter(|id| !id.is_empty()).map(str::to_owned)
 }
 
 /// The server's final message, re-addressed to the agent's request id.

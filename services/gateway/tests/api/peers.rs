@@ -271,3 +271,56 @@ async fn plain_calls_pass_through_untouched() {
         assert!(result(&resources)["resources"].is_array());
     }
 }
+
+/// 2025-11-25's -32042: the server refuses until the user has been through
+/// some URLs. Herald shows them; once all are accepted it retries the call once.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn url_elicitation_required_is_shown_then_the_call_is_retried_once() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "everything").await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move {
+            agent
+                .call(
+                    1,
+                    "trigger-url-elicitation",
+                    json!({ "url": "https://auth.example.com/x", "errorPath": true }),
+                )
+                .await
+        }
+    });
+    let prerequisite = dashboard.next_of("elicitation.created").await;
+    assert_eq!(prerequisite["mode"], "url");
+    assert_eq!(prerequisite["url"], "https://modelcontextprotocol.io");
+    assert_eq!(dashboard.respond(&prerequisite["id"], "accept", None).await["type"], "ack");
+    // The retry reaches the tool, which now asks its own URL question.
+    let question = dashboard.next_of("elicitation.created").await;
+    assert_eq!(question["url"], "https://auth.example.com/x");
+    assert_eq!(dashboard.respond(&question["id"], "accept", None).await["type"], "ack");
+    let done = call.await.unwrap();
+    assert!(text(&done).contains("accept"), "{}", done.to_json());
+
+    // Declining the prerequisite leaves the server's own error for the agent.
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move {
+            agent
+                .call(
+                    2,
+                    "trigger-url-elicitation",
+                    json!({ "url": "https://auth.example.com/y", "errorPath": true }),
+                )
+                .await
+        }
+    });
+    let prerequisite = dashboard.next_of("elicitation.created").await;
+    assert_eq!(dashboard.respond(&prerequisite["id"], "decline", None).await["type"], "ack");
+    let done = call.await.unwrap();
+    let herald_mcp::Message::Error { error, .. } = &done else {
+        panic!("expected the -32042 error: {}", done.to_json())
+    };
+    assert_eq!(error.code, -32042);
+}
