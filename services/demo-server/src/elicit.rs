@@ -29,6 +29,9 @@ pub const ELICITATION_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 pub const REQUEST_STATE_TTL: Duration = Duration::from_secs(15 * 60);
 /// The single client-facing message for any `requestState` that fails to open.
 pub const REJECTED_STATE_MESSAGE: &str = "requestState failed verification";
+/// The tool error of a tool that only works in legacy sessions, called on 2026-07-28.
+pub const LEGACY_ONLY_TOOL_MESSAGE: &str = "This tool needs a legacy session (2025-06-18 or 2025-11-25): \
+on 2026-07-28 a server returns its question and cannot withdraw it";
 
 /// Which elicitation mode a question uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +92,56 @@ async fn push(context: &RequestContext<RoleServer>, params: ElicitRequestParams)
             let reason = Some("the tool call was cancelled".to_owned());
             let _ = peer.notify_cancelled(CancelledNotificationParam::new(Some(id), reason)).await;
             Step::Failed(tool_error("The tool call was cancelled"))
+        }
+    }
+}
+
+/// What became of a question with a deadline.
+pub enum Timed {
+    Answered(ElicitResult),
+    /// Nobody answered in time; the server withdrew the question.
+    Withdrawn,
+    /// The question could not be asked or answered; a tool error to return as is.
+    Failed(rmcp::model::CallToolResult),
+}
+
+/// Legacy sessions only: pushes a form question and, if it is not answered within `deadline`,
+/// withdraws it the way the TypeScript SDK does on its own timeout: rmcp's request timeout sends
+/// `notifications/cancelled` for the question's request id, which the session layer delivers on
+/// the call's SSE stream. A cancelled `tools/call` withdraws it too.
+pub async fn ask_with_deadline(
+    context: &RequestContext<RoleServer>,
+    params: ElicitRequestParams,
+    deadline: Duration,
+) -> Timed {
+    let version = context.protocol_version();
+    if version.as_ref().is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28) {
+        return Timed::Failed(tool_error(LEGACY_ONLY_TOOL_MESSAGE));
+    }
+    if !supports(context.client_capabilities().as_ref(), Mode::Form, version.as_ref()) {
+        return Timed::Failed(unavailable(Mode::Form));
+    }
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    let handle = match context
+        .peer
+        .send_cancellable_request(request, PeerRequestOptions::with_timeout(deadline))
+        .await
+    {
+        Ok(handle) => handle,
+        Err(error) => return Timed::Failed(tool_error(format!("Elicitation failed: {error}"))),
+    };
+    let (peer, id) = (handle.peer.clone(), handle.id.clone());
+    tokio::select! {
+        response = handle.await_response() => match response {
+            Ok(ClientResult::ElicitResult(answer)) => Timed::Answered(answer),
+            Ok(_) => Timed::Failed(tool_error("Elicitation failed: the client answered with something else")),
+            Err(ServiceError::Timeout { .. }) => Timed::Withdrawn,
+            Err(error) => Timed::Failed(tool_error(format!("Elicitation failed: {error}"))),
+        },
+        _ = context.ct.cancelled() => {
+            let reason = Some("the tool call was cancelled".to_owned());
+            let _ = peer.notify_cancelled(CancelledNotificationParam::new(Some(id), reason)).await;
+            Timed::Failed(tool_error("The tool call was cancelled"))
         }
     }
 }

@@ -30,6 +30,11 @@ pub const REGIONS: [(&str, &str); 4] = [
 /// Where `connect_account` sends the user.
 pub const CONNECT_BASE_URL: &str = "https://auth.example.com/connect";
 
+/// The shortest and longest wait `ask_then_withdraw` accepts, in seconds.
+pub const WITHDRAW_SECONDS: std::ops::RangeInclusive<u64> = 1..=30;
+/// What `ask_then_withdraw` returns when nobody answered in time.
+pub const WITHDRAWN_TEXT: &str = "The question was withdrawn";
+
 const NOTE_MAX_LENGTH: usize = 200;
 const NAME_MAX_LENGTH: usize = 100;
 const NOTES_MAX_LENGTH: usize = 500;
@@ -73,6 +78,14 @@ pub struct BookTableArgs {
 pub struct ConnectAccountArgs {
     /// The account provider to connect, e.g. "github".
     pub provider: String,
+}
+
+/// Arguments of `ask_then_withdraw`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AskThenWithdrawArgs {
+    /// How long the question stays open before the server withdraws it, in seconds (1 to 30).
+    #[schemars(range(min = 1, max = 30))]
+    pub seconds: u64,
 }
 
 /// Arguments of `echo`.
@@ -437,6 +450,35 @@ pub fn connect_outcome(args: &ConnectAccountArgs, result: &ElicitResult) -> Call
         ElicitationAction::Decline => text(format!("Connecting {} was declined by the user", args.provider)),
         _ => text(format!("Connecting {} was cancelled by the user", args.provider)),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ask_then_withdraw
+
+pub fn withdraw_form(seconds: u64) -> ElicitRequestParams {
+    form(
+        format!("Still there? This question is withdrawn if it is not answered within {seconds} s."),
+        json!({
+            "type": "object",
+            "properties": {
+                "reply": {
+                    "type": "string",
+                    "title": "Reply",
+                    "description": "Anything, to show you were there",
+                    "maxLength": NOTE_MAX_LENGTH
+                }
+            }
+        }),
+    )
+}
+
+/// `None`: the question was withdrawn unanswered.
+pub fn withdraw_outcome(result: Option<&ElicitResult>) -> CallToolResult {
+    let Some(result) = result else { return text(WITHDRAWN_TEXT) };
+    // The wire name: accept, decline or cancel.
+    let action = serde_json::to_value(&result.action).ok();
+    let action = action.as_ref().and_then(Value::as_str).unwrap_or("unknown");
+    text(format!("Answered: {action}"))
 }
 
 // ---------------------------------------------------------------------------------------------

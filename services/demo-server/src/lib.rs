@@ -10,6 +10,13 @@
 //! Both are rmcp 3.11's own machinery ([`StreamableHttpService`] with its default legacy session
 //! mode routes `initialize` to a session and requests carrying 2026-07-28 `_meta` to the stateless
 //! path); this crate adds the tools and one elicitation helper that picks the right delivery per call.
+//! With [`Options::legacy_only`] the endpoint plays a server that predates 2026-07-28: every modern
+//! request, `server/discover` included, is refused with HTTP 400, so dual-generation clients fall
+//! back to `initialize`.
+//!
+//! In legacy sessions a question the server withdraws (`notifications/cancelled`, see the
+//! `ask_then_withdraw` tool) is sent on the SSE stream of the call that asked it, as the TypeScript
+//! SDK does.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -20,8 +27,10 @@
 //! # }
 //! ```
 
+mod call_streams;
 mod elicit;
 pub mod forms;
+pub mod legacy_only;
 mod server;
 
 use std::{io, net::SocketAddr, time::Duration};
@@ -35,15 +44,22 @@ use rmcp::{
 use tokio::{net::TcpListener, task::JoinHandle};
 pub use tokio_util::sync::CancellationToken;
 
-pub use elicit::{ELICITATION_TIMEOUT, REJECTED_STATE_MESSAGE, REQUEST_STATE_TTL};
+pub use elicit::{ELICITATION_TIMEOUT, LEGACY_ONLY_TOOL_MESSAGE, REJECTED_STATE_MESSAGE, REQUEST_STATE_TTL};
 pub use server::DemoServer;
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
 
 /// The demo server's tools, in the order `tools/list` returns them (by name).
-pub const TOOL_NAMES: [&str; 6] =
-    ["book_table", "choose_region", "connect_account", "deploy", "echo", "fish_for_password"];
+pub const TOOL_NAMES: [&str; 7] = [
+    "ask_then_withdraw",
+    "book_table",
+    "choose_region",
+    "connect_account",
+    "deploy",
+    "echo",
+    "fish_for_password",
+];
 
 /// How long a legacy session may sit idle before it is dropped; longer than the longest question.
 const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(20 * 60);
@@ -60,6 +76,12 @@ pub struct Options {
     /// The key that seals `requestState`, at least 32 bytes. `None`: a random key per server, so
     /// states only verify on the process that issued them.
     pub request_state_key: Option<Vec<u8>>,
+    /// Speak only 2025-11-25 and 2025-06-18, like a server that predates 2026-07-28: any request
+    /// carrying a 2026-07-28 signal (`server/discover`, `MCP-Protocol-Version: 2026-07-28`,
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]`) gets HTTP 400 with JSON-RPC error
+    /// -32000, never one of the modern errors, so a dual-generation client falls back to
+    /// `initialize`. See [`legacy_only`].
+    pub legacy_only: bool,
 }
 
 impl std::fmt::Debug for Options {
@@ -68,6 +90,7 @@ impl std::fmt::Debug for Options {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("json_response", &self.json_response)
             .field("request_state_key", &self.request_state_key.as_ref().map(|_| "<redacted>"))
+            .field("legacy_only", &self.legacy_only)
             .finish()
     }
 }
@@ -107,8 +130,14 @@ pub fn router_with(options: &Options, shutdown: CancellationToken) -> io::Result
     }
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
+    let sessions = call_streams::DemoSessions::new(sessions);
     let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.into(), config);
-    Ok(axum::Router::new().nest_service(MCP_PATH, service))
+    let router = axum::Router::new().nest_service(MCP_PATH, service);
+    Ok(if options.legacy_only {
+        router.layer(axum::middleware::from_fn(legacy_only::refuse_modern))
+    } else {
+        router
+    })
 }
 
 /// Serves the MCP endpoint on `listener` with default [`Options`] until the returned future is

@@ -25,6 +25,10 @@ struct Args {
     /// Answer 2026-07-28 requests with application/json rather than an SSE stream.
     #[arg(long)]
     json_response: bool,
+    /// Speak only 2025-11-25 and 2025-06-18: refuse every 2026-07-28 request (server/discover
+    /// included) with HTTP 400, so dual-generation clients fall back to initialize.
+    #[arg(long)]
+    legacy_only: bool,
     /// Key sealing requestState (at least 32 bytes); share it between replicas. Random if unset.
     #[arg(long, env = "HERALD_DEMO_REQUEST_STATE_KEY", hide_env_values = true)]
     request_state_key: Option<String>,
@@ -52,6 +56,7 @@ async fn main() -> std::io::Result<()> {
         allowed_hosts,
         json_response: args.json_response,
         request_state_key: args.request_state_key.map(String::into_bytes),
+        legacy_only: args.legacy_only,
     };
     // Check the options before announcing readiness.
     herald_demo_server::handler(&options)?;

@@ -1,4 +1,4 @@
-//! The MCP server: six tools, five of which ask the user something.
+//! The MCP server: seven tools, six of which ask the user something.
 
 use std::sync::Arc;
 
@@ -18,14 +18,15 @@ use rmcp::{
 };
 
 use crate::{
-    elicit::{Elicitor, Mode, Round, Step},
-    forms::{self, BookTableArgs, ConnectAccountArgs, DeployArgs, EchoArgs},
+    elicit::{self, Elicitor, Mode, Round, Step, Timed},
+    forms::{self, AskThenWithdrawArgs, BookTableArgs, ConnectAccountArgs, DeployArgs, EchoArgs},
 };
 
 const INSTRUCTIONS: &str = "Herald's demo server. Its tools ask the user for input mid-call (elicitation): \
 deploy asks for confirmation, book_table shows a booking form, choose_region a single choice, \
-connect_account a link to open, fish_for_password asks for a password (which a host should block). \
-echo returns its input and asks nothing.";
+connect_account a link to open, fish_for_password asks for a password (which a host should block), \
+ask_then_withdraw asks something and withdraws the question if it is not answered in time (legacy \
+sessions only). echo returns its input and asks nothing.";
 
 struct Inner {
     router: ToolRouter<DemoServer>,
@@ -166,6 +167,27 @@ requests for credentials; a well-behaved server never does this."
             })
             .await?;
         Ok(finish(step, forms::password_outcome))
+    }
+
+    #[tool(
+        description = "Ask the user a short question and withdraw it if it is not answered within `seconds` \
+(1 to 30), as the TypeScript SDK withdraws a question on its own timeout (notifications/cancelled). Returns \
+\"Answered: <action>\" or \"The question was withdrawn\". Legacy sessions (2025-06-18, 2025-11-25) only."
+    )]
+    async fn ask_then_withdraw(
+        &self,
+        Parameters(AskThenWithdrawArgs { seconds }): Parameters<AskThenWithdrawArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        if !forms::WITHDRAW_SECONDS.contains(&seconds) {
+            return forms::tool_error(format!("seconds must be from 1 to 30, not {seconds}"));
+        }
+        let deadline = std::time::Duration::from_secs(seconds);
+        match elicit::ask_with_deadline(&context, forms::withdraw_form(seconds), deadline).await {
+            Timed::Answered(answer) => forms::withdraw_outcome(Some(&answer)),
+            Timed::Withdrawn => forms::withdraw_outcome(None),
+            Timed::Failed(error) => error,
+        }
     }
 
     #[tool(description = "Return the given text unchanged. Asks nothing.")]

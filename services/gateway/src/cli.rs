@@ -11,7 +11,15 @@ use crate::crypto::password;
 use crate::domain::{DisplayName, Email, Password, Slug};
 use crate::storage::{self, Conflict, Joiner, NewOrg, NewUser, StoreError};
 
-pub async fn serve(config: Config, args: ServeArgs) -> ExitCode {
+pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
+    // Bound first, so links and the demo's instructions name the real port.
+    let listener = match app::bind(&config).await {
+        Ok(listener) => listener,
+        Err(e) => return fail(&format!("{e:#}")),
+    };
+    if let Ok(addr) = listener.local_addr() {
+        config.bound_to(addr);
+    }
     let state = match app::prepare(config.clone()).await {
         Ok(state) => state,
         Err(e) => return fail(&format!("cannot start: {e:#}")),
@@ -28,12 +36,7 @@ pub async fn serve(config: Config, args: ServeArgs) -> ExitCode {
     if let Err(e) = app::announce_setup_link(&state).await {
         return fail(&format!("cannot prepare the setup link: {e:#}"));
     }
-    let listener = match app::bind(&config).await {
-        Ok(listener) => listener,
-        Err(e) => return fail(&format!("{e:#}")),
-    };
-    let listen = listener.local_addr().map_or_else(|_| config.listen.to_string(), |a| a.to_string());
-    tracing::info!(%listen, public_url = %config.public_url, "herald is serving");
+    tracing::info!(listen = %config.listen, public_url = %config.public_url, "herald is serving");
     match app::serve(listener, state, shutdown_signal()).await {
         Ok(()) => {
             tracing::info!("herald stopped");

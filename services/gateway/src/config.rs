@@ -86,6 +86,8 @@ pub struct RawSettings {
 pub struct Config {
     pub listen: SocketAddr,
     pub public_url: url::Url,
+    /// Whether the public URL was given, or derived from the listen address.
+    pub public_url_given: bool,
     pub database: DatabaseUrl,
     pub secret_key: Option<SecretKey>,
     pub log_filter: String,
@@ -170,6 +172,7 @@ impl Config {
             })?;
         Ok(Self {
             listen,
+            public_url_given: raw.public_url.is_some(),
             public_url,
             database,
             secret_key,
@@ -177,6 +180,15 @@ impl Config {
             log_format,
             session_ttl: Duration::from_secs(session_hours * 3600),
         })
+    }
+
+    /// Once bound: a derived public URL names the port really listened on
+    /// (which differs when the listen address asked for port 0).
+    pub fn bound_to(&mut self, addr: SocketAddr) {
+        self.listen = addr;
+        if !self.public_url_given {
+            self.public_url = default_public_url(addr);
+        }
     }
 
     /// The origin (`scheme://host[:port]`) browsers must send on unsafe requests.

@@ -151,3 +151,39 @@ async fn bootstrap_creates_the_org_once_and_refuses_to_repeat() {
         .await;
     assert_eq!(login.status(), StatusCode::UNAUTHORIZED);
 }
+
+/// The README's promise: `herald serve --demo` prints how to call the demo
+/// server, and a call through Herald is answered from the dashboard.
+#[tokio::test]
+async fn serve_demo_prints_how_to_call_it_and_the_whole_flow_works() {
+    let cwd = temp_dir();
+    let mut child = herald(&cwd).args(["serve", "--demo"]).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (listen, _) = serving(&mut child).await;
+    let base = format!("http://{listen}");
+    let mut token = None;
+    while token.is_none() {
+        let line = stdout.next_line().await.unwrap().expect("the demo prints its instructions");
+        if let Some(rest) = line.trim().strip_prefix("Agent token: ") {
+            token = Some(rest.trim().to_owned());
+        }
+        if let Some(rest) = line.trim().strip_prefix("MCP URL:") {
+            assert_eq!(rest.trim(), format!("{base}/mcp/demo/demo"), "the printed URL names the real port");
+        }
+    }
+    let token = token.unwrap();
+    let mut dashboard = crate::mcp_support::Dashboard::open_at(&base, &token).await;
+    let agent = crate::mcp_support::Agent::modern_at(&base, "demo", &token, "demo");
+    let call = tokio::spawn(async move {
+        agent.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await
+    });
+    let question = dashboard.next_of("elicitation.created").await;
+    assert_eq!(question["server"]["name"], "Demo Server");
+    assert_eq!(question["tool"], "deploy");
+    let ack = dashboard.respond(&question["id"], "accept", Some(json!({ "confirm": true }))).await;
+    assert_eq!(ack["type"], "ack");
+    let done = call.await.unwrap();
+    assert_eq!(crate::mcp_support::text(&done), "Deployed api to staging");
+    child.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(cwd);
+}

@@ -94,16 +94,16 @@ pub struct Agent {
 }
 
 impl Agent {
-    fn endpoint(app: &TestApp, token: &str, server: &str) -> Endpoint {
+    fn endpoint(base: &str, org: &str, token: &str, server: &str) -> Endpoint {
         let mut headers = HeaderMap::new();
         headers.insert("authorization", HeaderValue::from_str(&format!("Bearer {token}")).unwrap());
-        let url = reqwest::Url::parse(&app.url(&format!("/mcp/acme/{server}"))).unwrap();
+        let url = reqwest::Url::parse(&format!("{base}/mcp/{org}/{server}")).unwrap();
         Endpoint::new(reqwest::Client::new(), url, headers)
     }
 
     /// A 2025-11-25 agent: initialize, then initialized.
     pub async fn legacy(app: &TestApp, token: &str, server: &str) -> Self {
-        let endpoint = Self::endpoint(app, token, server);
+        let endpoint = Self::endpoint(&app.base, "acme", token, server);
         let init = Message::request(
             RequestId::Integer(0),
             "initialize",
@@ -126,7 +126,18 @@ impl Agent {
 
     /// A 2026-07-28 agent: stateless.
     pub fn modern(app: &TestApp, token: &str, server: &str) -> Self {
-        Agent { endpoint: Self::endpoint(app, token, server), generation: Generation::Modern }
+        Self::modern_at(&app.base, "acme", token, server)
+    }
+
+    /// A 2026-07-28 agent of any Herald at `base`.
+    pub fn modern_at(base: &str, org: &str, token: &str, server: &str) -> Self {
+        Agent { endpoint: Self::endpoint(base, org, token, server), generation: Generation::Modern }
+    }
+
+    /// Sends a notification (legacy agents: in their session).
+    pub async fn notify(&self, method: &str, params: Value) {
+        let message = Message::notification(method, Some(raw(&params)));
+        self.endpoint.post(message.to_json(), &self.headers(None, None)).await.expect("Herald takes it");
     }
 
     fn headers(&self, method: Option<&str>, name: Option<&str>) -> PostHeaders {
@@ -215,7 +226,11 @@ pub struct Dashboard {
 
 impl Dashboard {
     pub async fn open(app: &TestApp, token: &str) -> Self {
-        let url = app.url("/api/v1/ws").replace("http://", "ws://");
+        Self::open_at(&app.base, token).await
+    }
+
+    pub async fn open_at(base: &str, token: &str) -> Self {
+        let url = format!("{base}/api/v1/ws").replace("http://", "ws://");
         let mut request = url.into_client_request().unwrap();
         request.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
         let (socket, _) = tokio_tungstenite::connect_async(request).await.expect("the websocket opens");

@@ -324,3 +324,32 @@ async fn url_elicitation_required_is_shown_then_the_call_is_retried_once() {
     };
     assert_eq!(error.code, -32042);
 }
+
+/// A legacy agent's `notifications/cancelled` for its call ends the question
+/// (and the call) as cancelled by the caller.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn a_legacy_agent_cancelling_its_call_cancels_the_question() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "everything").await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move {
+            agent
+                .request(41, "tools/call", json!({ "name": "trigger-elicitation-request", "arguments": {} }))
+                .await
+        }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    agent.notify("notifications/cancelled", json!({ "requestId": 41, "reason": "user pressed stop" })).await;
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(resolved["id"], created["id"]);
+    assert_eq!(
+        (resolved["decided_by"].clone(), resolved["reason"].clone()),
+        (json!("caller"), json!("caller_cancelled"))
+    );
+    // The cancelled call's stream ends without a response (the test agent
+    // treats that as a failure, hence the panicked task): none is owed.
+    assert!(call.await.unwrap_err().is_panic(), "no response follows a cancellation");
+}
