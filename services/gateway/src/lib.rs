@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod app;
+pub mod audit;
 pub mod broker;
 pub mod cli;
 pub mod config;

@@ -157,6 +157,7 @@ fn conflict(c: Conflict) -> ApiError {
         Conflict::TokenNameTaken => ("token-name-taken", "you already have a token with this name"),
         Conflict::LastOwner => ("last-owner", "an organisation must keep at least one owner"),
         Conflict::AlreadyMember => ("already-member", "this account is already a member of the organisation"),
+        Conflict::AlreadyMuted => ("already-muted", "you have already muted this server"),
         Conflict::OwnersOnly => {
             return ApiError::Forbidden("only owners may grant, change or remove the owner role");
         }

@@ -17,6 +17,7 @@ use super::orgs::parse_id;
 use super::session;
 use super::views::{InviteView, MembershipView, UserView};
 use crate::app::AppState;
+use crate::audit::{self, Subject};
 use crate::crypto;
 use crate::domain::{DisplayName, Email, Password, Role};
 use crate::storage::{Joiner, NewInvite, NewUser};
@@ -80,6 +81,18 @@ pub async fn create(
         )
         .await?;
     tracing::info!(org = %access.membership.org.slug, invite_id = %invite.id, "invite created");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "invite.created",
+        Subject {
+            details: Some(
+                serde_json::json!({ "invite_id": invite.id, "email": invite.email, "role": invite.role }),
+            ),
+            ..Default::default()
+        },
+    )
+    .await;
     let link = state.config.dashboard_link("invite", &secret);
     Ok((StatusCode::CREATED, Json(CreatedInvite { invite: (&invite).into(), link })))
 }
@@ -90,7 +103,15 @@ pub async fn revoke(
     Path((_, id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
     access.require_admin()?;
-    state.store.revoke_invite(access.org_id(), parse_id(&id)?, OffsetDateTime::now_utc()).await?;
+    let id = parse_id(&id)?;
+    state.store.revoke_invite(access.org_id(), id, OffsetDateTime::now_utc()).await?;
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "invite.revoked",
+        Subject { details: Some(serde_json::json!({ "invite_id": id })), ..Default::default() },
+    )
+    .await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -194,6 +215,18 @@ pub async fn accept(
     };
     let (membership, user) = state.store.accept_invite(&token_hash, joiner, now).await?;
     tracing::info!(org = %membership.org.slug, user_id = %user.id, "invite accepted");
+    audit::record(
+        state.store.as_ref(),
+        membership.org.id,
+        audit::Actor::User(user.id),
+        "invite.accepted",
+        Subject {
+            user_id: Some(user.id),
+            details: Some(serde_json::json!({ "role": membership.role })),
+            ..Default::default()
+        },
+    )
+    .await;
     let body = Json(Accepted { user: (&user).into(), membership: (&membership).into() });
     if new_account {
         let cookie = session::start(&state, user.id).await?;

@@ -2,6 +2,7 @@
 //! The contract is documented in docs/api.md.
 
 pub mod account;
+pub mod audit;
 pub mod auth;
 pub mod csrf;
 pub mod elicitations;
@@ -9,6 +10,7 @@ pub mod error;
 pub mod health;
 pub mod invites;
 pub mod json;
+pub mod mutes;
 pub mod orgs;
 pub mod policy;
 pub mod servers;
@@ -50,6 +52,9 @@ pub fn router(state: AppState) -> Router {
         .route("/servers/{slug}/cut-off", post(servers::cut_off))
         .route("/servers/{slug}/restore", post(servers::restore))
         .route("/policy", get(policy::show).put(policy::replace))
+        .route("/mutes", get(mutes::list).post(mutes::add))
+        .route("/mutes/{server}", axum::routing::delete(mutes::remove))
+        .route("/audit", get(audit::list))
         .route("/elicitations", get(elicitations::list))
         .route("/elicitations/{id}", get(elicitations::show))
         .route("/elicitations/{id}/respond", post(elicitations::answer));

@@ -12,6 +12,7 @@ use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::views::{MemberView, MembershipView};
 use crate::app::AppState;
+use crate::audit::{self, Subject};
 use crate::domain::{DisplayName, Role, Slug};
 use crate::storage::{Joiner, Membership, NewOrg};
 
@@ -75,6 +76,17 @@ pub async fn set_role(
     let user_id = parse_id(&user_id)?;
     let member = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
     tracing::info!(org = %access.membership.org.slug, %user_id, role = body.role.as_str(), "role changed");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "member.role_changed",
+        Subject {
+            user_id: Some(user_id),
+            details: Some(serde_json::json!({ "role": body.role })),
+            ..Default::default()
+        },
+    )
+    .await;
     Ok(Json((&member).into()))
 }
 
@@ -90,6 +102,13 @@ pub async fn remove(
     }
     state.store.remove_member(access.org_id(), user_id, access.role()).await?;
     tracing::info!(org = %access.membership.org.slug, %user_id, "member removed");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "member.removed",
+        Subject { user_id: Some(user_id), ..Default::default() },
+    )
+    .await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -10,6 +10,7 @@ use super::auth::OrgAccess;
 use super::error::{ApiError, ApiResult, FieldError};
 use super::json::ValidJson;
 use crate::app::AppState;
+use crate::audit::{self, Subject};
 
 /// The org's policy; fields it never set read as their defaults.
 pub async fn show(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<OrgPolicy>> {
@@ -40,6 +41,13 @@ pub async fn replace(
     let document = serde_json::to_value(&policy).map_err(anyhow::Error::from)?;
     state.store.put_policy(access.org_id(), &document, access.user().id, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, user_id = %access.user().id, "policy replaced");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "policy.updated",
+        Subject { details: Some(document), ..Default::default() },
+    )
+    .await;
     Ok(Json(policy))
 }
 

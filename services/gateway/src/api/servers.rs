@@ -16,6 +16,7 @@ use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::views::ServerView;
 use crate::app::AppState;
+use crate::audit::{self, Subject};
 use crate::crypto::Keys;
 use crate::domain::{DisplayName, HeaderSet, ServerUrl, Slug};
 use crate::storage::{CutOff, NewServer, ServerChanges};
@@ -79,6 +80,17 @@ pub async fn create(
         )
         .await?;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server registered");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "server.registered",
+        Subject {
+            server_slug: Some(server.slug.clone()),
+            details: Some(serde_json::json!({ "url": server.url, "header_names": server.header_names })),
+            ..Default::default()
+        },
+    )
+    .await;
     Ok((StatusCode::CREATED, Json((&server).into())))
 }
 
@@ -115,6 +127,7 @@ pub async fn update(
     let server =
         state.store.update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
+    audit::by(&access, state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names })), ..Default::default() }).await;
     Ok(Json((&server).into()))
 }
 
@@ -126,6 +139,13 @@ pub async fn delete(
     access.require_admin()?;
     state.store.delete_server(access.org_id(), &slug).await?;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server deleted");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "server.deleted",
+        Subject { server_slug: Some(slug.clone()), ..Default::default() },
+    )
+    .await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -153,6 +173,19 @@ pub async fn cut_off(
     let cut_off = CutOff { at: now, by: Some(access.user().id), reason };
     let server = state.store.set_cut_off(access.org_id(), &slug, Some(cut_off), now).await?;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server cut off");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "server.cut_off",
+        Subject {
+            server_slug: Some(slug.clone()),
+            reason: server.cut_off.as_ref().map(|c| c.reason.clone()),
+            ..Default::default()
+        },
+    )
+    .await;
+    // A cut-off server takes no calls: what it is asking right now ends at once.
+    end_pending(&state, access.org_id(), server.id).await;
     Ok(Json((&server).into()))
 }
 
@@ -164,6 +197,13 @@ pub async fn restore(
     access.require_admin()?;
     let server = state.store.set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server restored");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "server.restored",
+        Subject { server_slug: Some(slug.clone()), ..Default::default() },
+    )
+    .await;
     Ok(Json((&server).into()))
 }
 
@@ -194,4 +234,17 @@ fn seal_headers(keys: &Keys, org_id: Uuid, server_id: Uuid, headers: &HeaderSet)
 pub fn open_headers(keys: &Keys, server: &crate::storage::Server) -> anyhow::Result<HeaderSet> {
     let plain = keys.open(&header_context(server.org_id, server.id), &server.headers_sealed)?;
     Ok(serde_json::from_slice(&plain)?)
+}
+
+/// Ends every pending elicitation of a server, on behalf of the org's policy.
+async fn end_pending(state: &AppState, org_id: Uuid, server_id: Uuid) {
+    use crate::broker::outcome::{DecidedBy, cancelled, reason};
+    match state
+        .store
+        .resolve_pending_of_server(org_id, server_id, &cancelled(DecidedBy::Policy, reason::CUT_OFF))
+        .await
+    {
+        Ok(ended) => ended.iter().for_each(|e| state.broker.announce(e)),
+        Err(e) => tracing::error!(error = %e, "could not end the pending elicitations of a cut-off server"),
+    }
 }

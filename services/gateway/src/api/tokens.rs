@@ -13,6 +13,7 @@ use super::json::{Checks, ValidJson, checked};
 use super::orgs::parse_id;
 use super::views::TokenView;
 use crate::app::AppState;
+use crate::audit::{self, Subject};
 use crate::crypto;
 use crate::domain::DisplayName;
 use crate::storage::NewApiToken;
@@ -84,6 +85,19 @@ pub async fn create(
         )
         .await?;
     tracing::info!(org = %access.membership.org.slug, token_id = %token.id, "API token created");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "token.created",
+        Subject {
+            user_id: Some(access.user().id),
+            details: Some(
+                serde_json::json!({ "token_id": token.id, "name": token.name, "prefix": token.prefix }),
+            ),
+            ..Default::default()
+        },
+    )
+    .await;
     Ok((StatusCode::CREATED, Json(CreatedToken { token: (&token).into(), secret: secret.secret })))
 }
 
@@ -95,5 +109,16 @@ pub async fn revoke(
     let id = parse_id(&id)?;
     state.store.revoke_api_token(access.org_id(), access.user().id, id, OffsetDateTime::now_utc()).await?;
     tracing::info!(org = %access.membership.org.slug, token_id = %id, "API token revoked");
+    audit::by(
+        &access,
+        state.store.as_ref(),
+        "token.revoked",
+        Subject {
+            user_id: Some(access.user().id),
+            details: Some(serde_json::json!({ "token_id": id })),
+            ..Default::default()
+        },
+    )
+    .await;
     Ok(StatusCode::NO_CONTENT)
 }

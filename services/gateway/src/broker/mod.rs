@@ -65,6 +65,27 @@ impl Broker {
             user_id: elicitation.user_id,
             deadline: elicitation.expires_at,
             rx: Some(rx),
+            answered: None,
+        })
+    }
+
+    /// Stores an elicitation the policy answered on the person's behalf (it is
+    /// never shown); the waiter returns that answer at once.
+    pub async fn record_answered(self: &Arc<Self>, elicitation: Elicitation) -> Result<Waiter, StoreError> {
+        self.store.create_elicitation(&elicitation).await?;
+        if let Some(outcome) = &elicitation.outcome {
+            tracing::info!(
+                elicitation_id = %elicitation.id, org = %elicitation.org_slug, server = %elicitation.server.slug,
+                action = %outcome.action, reason = outcome.reason.as_deref().unwrap_or("-"), "elicitation answered by policy"
+            );
+        }
+        Ok(Waiter {
+            broker: self.clone(),
+            id: elicitation.id,
+            user_id: elicitation.user_id,
+            deadline: elicitation.expires_at,
+            rx: None,
+            answered: Some(elicitation),
         })
     }
 
@@ -104,12 +125,17 @@ pub struct Waiter {
     user_id: Uuid,
     deadline: OffsetDateTime,
     rx: Option<oneshot::Receiver<Elicitation>>,
+    /// Set when the policy answered before anyone was asked.
+    answered: Option<Elicitation>,
 }
 
 impl Waiter {
     /// Waits until the elicitation ends: answered, or its deadline passed,
     /// or ended by whoever calls `Broker::resolve` meanwhile.
     pub async fn ended(mut self) -> Elicitation {
+        if let Some(answered) = self.answered.take() {
+            return answered;
+        }
         let mut rx = self.rx.take().expect("a waiter is awaited once");
         let until_deadline = (self.deadline - OffsetDateTime::now_utc()).max(time::Duration::ZERO);
         let sleep = tokio::time::sleep(until_deadline.unsigned_abs());

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::Broker;
 use super::outcome::{DecidedBy, outcome, reason};
-use crate::storage::{Elicitation, StoreError};
+use crate::storage::{DeclineRecord, Elicitation, StoreError};
 
 /// `respond {action, content?}` as dashboards send it.
 #[derive(Debug, Deserialize)]
@@ -73,12 +73,35 @@ pub async fn respond(
         ElicitAction::Decline => (None, reason::DECLINED),
         ElicitAction::Cancel => (None, reason::DISMISSED),
     };
-    let ending = outcome(answer.action, content, DecidedBy::User, why);
+    let action = answer.action;
+    let ending = outcome(action, content, DecidedBy::User, why);
     match broker.resolve(id, &ending).await? {
-        Some(resolved) => Ok(resolved),
+        Some(resolved) => {
+            if action == ElicitAction::Decline {
+                remember_decline(broker, &resolved).await;
+            }
+            Ok(resolved)
+        }
         None => {
             let now = broker.store().elicitation_of_user(user_id, id).await?;
             Err(RespondError::Ended(now.and_then(|e| e.outcome).map(|o| o.action).unwrap_or_default()))
         }
+    }
+}
+
+/// A person's decline, kept for decline memory (even after content is purged).
+async fn remember_decline(broker: &Broker, e: &Elicitation) {
+    let Some(fingerprint) = e.fingerprint.clone() else { return };
+    let record = DeclineRecord {
+        org_id: e.org_id,
+        user_id: e.user_id,
+        server_slug: e.server.slug.clone(),
+        tool: e.tool.clone(),
+        fingerprint,
+        elicitation_id: e.id,
+        declined_at: e.outcome.as_ref().map_or_else(time::OffsetDateTime::now_utc, |o| o.resolved_at),
+    };
+    if let Err(err) = broker.store().record_decline(&record).await {
+        tracing::error!(error = %err, elicitation_id = %e.id, "could not record a decline");
     }
 }

@@ -62,6 +62,8 @@ pub fn intake(ctx: &CallContext, params: Option<&RawValue>, protocol: &str) -> I
         replica_id: ctx.state.broker.replica_id,
         created_at: now,
         expires_at: now + Duration::seconds(i64::from(ctx.policy.elicitation.timeout_secs)),
+        fingerprint: None,
+        policy_flags: None,
         outcome: None,
     }))
 }

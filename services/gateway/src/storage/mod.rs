@@ -57,6 +57,8 @@ pub enum Conflict {
     SetupUnavailable,
     /// The invite link was used, revoked or has expired.
     InviteUnavailable,
+    /// The member has already muted this server.
+    AlreadyMuted,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,6 +226,10 @@ pub struct Elicitation {
     pub replica_id: Uuid,
     pub created_at: OffsetDateTime,
     pub expires_at: OffsetDateTime,
+    /// What decline memory recognises a re-ask by (SHA-256 of the fingerprint text).
+    pub fingerprint: Option<Vec<u8>>,
+    /// What the policy noticed and shows with the form (warnings, URL flags).
+    pub policy_flags: Option<serde_json::Value>,
     /// `None` while pending.
     pub outcome: Option<Outcome>,
 }
@@ -244,6 +250,58 @@ pub struct Outcome {
     pub decided_by: String,
     pub reason: Option<String>,
     pub resolved_at: OffsetDateTime,
+}
+
+/// A member's mute of one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mute {
+    pub server_id: Uuid,
+    pub server_slug: String,
+    pub server_name: String,
+    /// `user` (they muted it) or `pestering` (Herald did, after repeated re-asks).
+    pub reason: String,
+    pub note: String,
+    pub created_at: OffsetDateTime,
+}
+
+/// One person's decline, remembered for decline memory.
+pub struct DeclineRecord {
+    pub org_id: Uuid,
+    pub user_id: Uuid,
+    pub server_slug: String,
+    pub tool: Option<String>,
+    pub fingerprint: Vec<u8>,
+    pub elicitation_id: Uuid,
+    pub declined_at: OffsetDateTime,
+}
+
+/// One line of an org's audit log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditEntry {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub at: OffsetDateTime,
+    /// `user`, `policy` or `system`.
+    pub actor: String,
+    pub actor_id: Option<Uuid>,
+    pub action: String,
+    pub user_id: Option<Uuid>,
+    pub server_slug: Option<String>,
+    pub reason: Option<String>,
+    pub details: serde_json::Value,
+}
+
+/// Which audit entries to list, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct AuditQuery {
+    pub since: Option<OffsetDateTime>,
+    pub until: Option<OffsetDateTime>,
+    pub user_id: Option<Uuid>,
+    pub server_slug: Option<String>,
+    pub action: Option<String>,
+    pub reason: Option<String>,
+    pub before: Option<Uuid>,
+    pub limit: u32,
 }
 
 /// Which of a user's elicitations to list, newest first.
@@ -422,6 +480,61 @@ pub trait Store: Send + Sync + 'static {
     /// Resolves, with `outcome`, pending elicitations whose deadline passed
     /// before `before`; returns what it resolved.
     async fn resolve_expired(&self, before: OffsetDateTime, outcome: &Outcome) -> Result<Vec<Elicitation>>;
+
+    /// Ends every pending elicitation of a server in an org (it was cut off).
+    async fn resolve_pending_of_server(
+        &self,
+        org_id: Uuid,
+        server_id: Uuid,
+        outcome: &Outcome,
+    ) -> Result<Vec<Elicitation>>;
+    /// How many elicitations are pending for the user, in every org.
+    async fn pending_count(&self, user_id: Uuid) -> Result<i64>;
+    /// Forgets the content of accepted answers resolved before `before` (retention).
+    async fn purge_accepted_content(&self, org_id: Uuid, before: OffsetDateTime) -> Result<u64>;
+    async fn org_ids(&self) -> Result<Vec<Uuid>>;
+
+    // --- policy --------------------------------------------------------------------------
+
+    async fn mutes(&self, org_id: Uuid, user_id: Uuid) -> Result<Vec<Mute>>;
+    /// Mutes a server for a member; `Conflict::AlreadyMuted` if it is.
+    async fn mute(
+        &self,
+        org_id: Uuid,
+        user_id: Uuid,
+        server_id: Uuid,
+        reason: &str,
+        note: &str,
+        now: OffsetDateTime,
+    ) -> Result<()>;
+    async fn unmute(&self, org_id: Uuid, user_id: Uuid, server_id: Uuid) -> Result<()>;
+    async fn is_muted(&self, org_id: Uuid, user_id: Uuid, server_id: Uuid) -> Result<bool>;
+    async fn record_decline(&self, decline: &DeclineRecord) -> Result<()>;
+    /// How many of the user's elicitations with this fingerprint, created
+    /// since `since`, ended with `reason` (e.g. re-asks declined by memory).
+    async fn count_fingerprint(
+        &self,
+        org_id: Uuid,
+        user_id: Uuid,
+        fingerprint: &[u8],
+        since: OffsetDateTime,
+        reason: &str,
+    ) -> Result<i64>;
+    /// How often the user declined this fingerprint since `since`.
+    async fn declines_since(
+        &self,
+        org_id: Uuid,
+        user_id: Uuid,
+        fingerprint: &[u8],
+        since: OffsetDateTime,
+    ) -> Result<i64>;
+    /// Adds one to the counter `key` for the window starting at `window_start`
+    /// and returns the new count: one atomic upsert, so every replica counts alike.
+    async fn bump_counter(&self, key: &str, window_start: OffsetDateTime) -> Result<i64>;
+    /// Drops counters of windows that started before `before`.
+    async fn purge_counters(&self, before: OffsetDateTime) -> Result<u64>;
+    async fn audit(&self, entry: &AuditEntry) -> Result<()>;
+    async fn audit_entries(&self, org_id: Uuid, query: &AuditQuery) -> Result<Vec<AuditEntry>>;
 }
 
 /// Opens the configured database and applies its migrations.

@@ -4,8 +4,8 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::{
-    ApiToken, CutOff, DbTime, Elicitation, Invite, Member, Membership, Org, Outcome, Server, ServerSnapshot,
-    StoredPolicy, TokenPrincipal, User, UserCredentials,
+    ApiToken, AuditEntry, CutOff, DbTime, Elicitation, Invite, Member, Membership, Mute, Org, Outcome,
+    Server, ServerSnapshot, StoredPolicy, TokenPrincipal, User, UserCredentials,
 };
 use crate::domain::Role;
 
@@ -242,6 +242,8 @@ pub(super) struct ElicitationRow {
     pub created_at: DbTime,
     pub expires_at: DbTime,
     pub resolved_at: Option<DbTime>,
+    pub fingerprint: Option<Vec<u8>>,
+    pub policy_flags: Option<Json<serde_json::Value>>,
 }
 
 impl From<ElicitationRow> for Elicitation {
@@ -276,7 +278,63 @@ impl From<ElicitationRow> for Elicitation {
             replica_id: r.replica_id,
             created_at: r.created_at.0,
             expires_at: r.expires_at.0,
+            fingerprint: r.fingerprint,
+            policy_flags: r.policy_flags.map(|f| f.0),
             outcome,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct MuteRow {
+    pub server_id: Uuid,
+    pub server_slug: String,
+    pub server_name: String,
+    pub reason: String,
+    pub note: String,
+    pub created_at: DbTime,
+}
+
+impl From<MuteRow> for Mute {
+    fn from(r: MuteRow) -> Self {
+        Mute {
+            server_id: r.server_id,
+            server_slug: r.server_slug,
+            server_name: r.server_name,
+            reason: r.reason,
+            note: r.note,
+            created_at: r.created_at.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct AuditRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub at: DbTime,
+    pub actor: String,
+    pub actor_id: Option<Uuid>,
+    pub action: String,
+    pub user_id: Option<Uuid>,
+    pub server_slug: Option<String>,
+    pub reason: Option<String>,
+    pub details: Json<serde_json::Value>,
+}
+
+impl From<AuditRow> for AuditEntry {
+    fn from(r: AuditRow) -> Self {
+        AuditEntry {
+            id: r.id,
+            org_id: r.org_id,
+            at: r.at.0,
+            actor: r.actor,
+            actor_id: r.actor_id,
+            action: r.action,
+            user_id: r.user_id,
+            server_slug: r.server_slug,
+            reason: r.reason,
+            details: r.details.0,
         }
     }
 }

@@ -46,7 +46,7 @@ macro_rules! elicitation_cols {
     () => {
         "id, org_id, org_slug, user_id, server_id, server_slug, server_name, server_url, tool, protocol, \
          mode, message, requested_schema, url, action, content, decided_by, reason, replica_id, \
-         created_at, expires_at, resolved_at"
+         created_at, expires_at, resolved_at, fingerprint, policy_flags"
     };
 }
 
@@ -820,8 +820,10 @@ macro_rules! impl_store {
                 sqlx::query(
                     "INSERT INTO elicitations (id, org_id, org_slug, user_id, server_id, server_slug, server_name, \
                      server_url, tool, protocol, mode, message, requested_schema, url, status, replica_id, \
-                     created_at, expires_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $15, $16, $17)",
+                     created_at, expires_at, fingerprint, policy_flags, action, content, decided_by, reason, \
+                     resolved_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $20, $15, $16, $17, \
+                     $18, $19, $21, $22, $23, $24, $25)",
                 )
                 .bind(e.id)
                 .bind(e.org_id)
@@ -840,6 +842,14 @@ macro_rules! impl_store {
                 .bind(e.replica_id)
                 .bind(DbTime(e.created_at))
                 .bind(DbTime(e.expires_at))
+                .bind(&e.fingerprint)
+                .bind(e.policy_flags.as_ref().map(sqlx::types::Json))
+                .bind(if e.outcome.is_some() { "resolved" } else { "pending" })
+                .bind(e.outcome.as_ref().map(|o| o.action.clone()))
+                .bind(e.outcome.as_ref().and_then(|o| o.content.as_ref()).map(sqlx::types::Json))
+                .bind(e.outcome.as_ref().map(|o| o.decided_by.clone()))
+                .bind(e.outcome.as_ref().and_then(|o| o.reason.clone()))
+                .bind(e.outcome.as_ref().map(|o| DbTime(o.resolved_at)))
                 .execute(&self.pool)
                 .await?;
                 Ok(())
@@ -961,6 +971,266 @@ macro_rules! impl_store {
                 .bind(&outcome.reason)
                 .bind(DbTime(outcome.resolved_at))
                 .bind(DbTime(before))
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn resolve_pending_of_server(
+                &self,
+                org_id: uuid::Uuid,
+                server_id: uuid::Uuid,
+                outcome: &$crate::storage::Outcome,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
+                use $crate::storage::{rows::ElicitationRow, DbTime};
+                let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
+                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
+                     reason = $3, resolved_at = $4 \
+                     WHERE status = 'pending' AND org_id = $5 AND server_id = $6 RETURNING ",
+                    $crate::storage::sql::elicitation_cols!()
+                ))
+                .bind(&outcome.action)
+                .bind(&outcome.decided_by)
+                .bind(&outcome.reason)
+                .bind(DbTime(outcome.resolved_at))
+                .bind(org_id)
+                .bind(server_id)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn pending_count(&self, user_id: uuid::Uuid) -> $crate::storage::Result<i64> {
+                Ok(sqlx::query_scalar("SELECT COUNT(*) FROM elicitations WHERE user_id = $1 AND status = 'pending'")
+                    .bind(user_id)
+                    .fetch_one(&self.pool)
+                    .await?)
+            }
+
+            async fn purge_accepted_content(
+                &self,
+                org_id: uuid::Uuid,
+                before: time::OffsetDateTime,
+            ) -> $crate::storage::Result<u64> {
+                Ok(sqlx::query(
+                    "UPDATE elicitations SET content = NULL \
+                     WHERE org_id = $1 AND action = 'accept' AND content IS NOT NULL AND resolved_at < $2",
+                )
+                .bind(org_id)
+                .bind($crate::storage::DbTime(before))
+                .execute(&self.pool)
+                .await?
+                .rows_affected())
+            }
+
+            async fn org_ids(&self) -> $crate::storage::Result<Vec<uuid::Uuid>> {
+                Ok(sqlx::query_scalar("SELECT id FROM orgs").fetch_all(&self.pool).await?)
+            }
+
+            async fn mutes(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Mute>> {
+                let rows: Vec<$crate::storage::rows::MuteRow> = sqlx::query_as(
+                    "SELECT m.server_id, s.slug AS server_slug, s.name AS server_name, m.reason, m.note, m.created_at \
+                     FROM mutes m JOIN servers s ON s.id = m.server_id AND s.org_id = m.org_id \
+                     WHERE m.org_id = $1 AND m.user_id = $2 ORDER BY s.slug",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn mute(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                server_id: uuid::Uuid,
+                reason: &str,
+                note: &str,
+                now: time::OffsetDateTime,
+            ) -> $crate::storage::Result<()> {
+                use $crate::storage::{sql::unique_means, Conflict, DbTime};
+                sqlx::query(
+                    "INSERT INTO mutes (org_id, user_id, server_id, reason, note, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .bind(server_id)
+                .bind(reason)
+                .bind(note)
+                .bind(DbTime(now))
+                .execute(&self.pool)
+                .await
+                .map_err(unique_means(Conflict::AlreadyMuted))?;
+                Ok(())
+            }
+
+            async fn unmute(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                server_id: uuid::Uuid,
+            ) -> $crate::storage::Result<()> {
+                let removed = sqlx::query("DELETE FROM mutes WHERE org_id = $1 AND user_id = $2 AND server_id = $3")
+                    .bind(org_id)
+                    .bind(user_id)
+                    .bind(server_id)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected();
+                if removed == 0 {
+                    return Err($crate::storage::StoreError::NotFound);
+                }
+                Ok(())
+            }
+
+            async fn is_muted(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                server_id: uuid::Uuid,
+            ) -> $crate::storage::Result<bool> {
+                let found: Option<i64> = sqlx::query_scalar(
+                    "SELECT 1 FROM mutes WHERE org_id = $1 AND user_id = $2 AND server_id = $3",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .bind(server_id)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(found.is_some())
+            }
+
+            async fn record_decline(&self, d: &$crate::storage::DeclineRecord) -> $crate::storage::Result<()> {
+                sqlx::query(
+                    "INSERT INTO decline_records (id, org_id, user_id, server_slug, tool, fingerprint, elicitation_id, \
+                     declined_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(uuid::Uuid::now_v7())
+                .bind(d.org_id)
+                .bind(d.user_id)
+                .bind(&d.server_slug)
+                .bind(&d.tool)
+                .bind(&d.fingerprint)
+                .bind(d.elicitation_id)
+                .bind($crate::storage::DbTime(d.declined_at))
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn declines_since(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                fingerprint: &[u8],
+                since: time::OffsetDateTime,
+            ) -> $crate::storage::Result<i64> {
+                Ok(sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM decline_records \
+                     WHERE org_id = $1 AND user_id = $2 AND fingerprint = $3 AND declined_at >= $4",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .bind(fingerprint)
+                .bind($crate::storage::DbTime(since))
+                .fetch_one(&self.pool)
+                .await?)
+            }
+
+            async fn count_fingerprint(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                fingerprint: &[u8],
+                since: time::OffsetDateTime,
+                reason: &str,
+            ) -> $crate::storage::Result<i64> {
+                Ok(sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM elicitations \
+                     WHERE org_id = $1 AND user_id = $2 AND fingerprint = $3 AND created_at >= $4 AND reason = $5",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .bind(fingerprint)
+                .bind($crate::storage::DbTime(since))
+                .bind(reason)
+                .fetch_one(&self.pool)
+                .await?)
+            }
+
+            async fn bump_counter(
+                &self,
+                key: &str,
+                window_start: time::OffsetDateTime,
+            ) -> $crate::storage::Result<i64> {
+                Ok(sqlx::query_scalar(
+                    "INSERT INTO rate_counters (key, window_start, count) VALUES ($1, $2, 1) \
+                     ON CONFLICT (key, window_start) DO UPDATE SET count = rate_counters.count + 1 \
+                     RETURNING count",
+                )
+                .bind(key)
+                .bind($crate::storage::DbTime(window_start))
+                .fetch_one(&self.pool)
+                .await?)
+            }
+
+            async fn purge_counters(&self, before: time::OffsetDateTime) -> $crate::storage::Result<u64> {
+                Ok(sqlx::query("DELETE FROM rate_counters WHERE window_start < $1")
+                    .bind($crate::storage::DbTime(before))
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected())
+            }
+
+            async fn audit(&self, e: &$crate::storage::AuditEntry) -> $crate::storage::Result<()> {
+                sqlx::query(
+                    "INSERT INTO audit_log (id, org_id, at, actor, actor_id, action, user_id, server_slug, reason, details) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                )
+                .bind(e.id)
+                .bind(e.org_id)
+                .bind($crate::storage::DbTime(e.at))
+                .bind(&e.actor)
+                .bind(e.actor_id)
+                .bind(&e.action)
+                .bind(e.user_id)
+                .bind(&e.server_slug)
+                .bind(&e.reason)
+                .bind(sqlx::types::Json(&e.details))
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn audit_entries(
+                &self,
+                org_id: uuid::Uuid,
+                q: &$crate::storage::AuditQuery,
+            ) -> $crate::storage::Result<Vec<$crate::storage::AuditEntry>> {
+                use $crate::storage::DbTime;
+                let rows: Vec<$crate::storage::rows::AuditRow> = sqlx::query_as(
+                    "SELECT id, org_id, at, actor, actor_id, action, user_id, server_slug, reason, details \
+                     FROM audit_log WHERE org_id = $1 \
+                     AND ($2 IS NULL OR at >= $2) AND ($3 IS NULL OR at < $3) \
+                     AND ($4 IS NULL OR user_id = $4 OR actor_id = $4) AND ($5 IS NULL OR server_slug = $5) \
+                     AND ($6 IS NULL OR action = $6) AND ($7 IS NULL OR reason = $7) AND ($8 IS NULL OR id < $8) \
+                     ORDER BY id DESC LIMIT $9",
+                )
+                .bind(org_id)
+                .bind(q.since.map(DbTime))
+                .bind(q.until.map(DbTime))
+                .bind(q.user_id)
+                .bind(&q.server_slug)
+                .bind(&q.action)
+                .bind(&q.reason)
+                .bind(q.before)
+                .bind(i64::from(q.limit))
                 .fetch_all(&self.pool)
                 .await?;
                 Ok(rows.into_iter().map(Into::into).collect())

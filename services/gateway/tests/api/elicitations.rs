@@ -43,6 +43,8 @@ fn record(app: &TestApp, org_id: Uuid, user_id: Uuid, message: &str, expires_in:
         replica_id: app.state.broker.replica_id,
         created_at: now,
         expires_at: now + expires_in,
+        fingerprint: None,
+        policy_flags: None,
         outcome: None,
     }
 }

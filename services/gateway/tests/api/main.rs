@@ -4,6 +4,7 @@
 
 mod accounts;
 mod cli;
+mod demo;
 mod elicitations;
 mod errors;
 mod matrix;
