@@ -7,6 +7,7 @@ mod cli;
 mod demo;
 mod elicitations;
 mod errors;
+mod governance;
 mod matrix;
 mod mcp_endpoint;
 mod mcp_support;
