@@ -52,3 +52,6 @@ CREATE INDEX audit_log_by_org ON audit_log (org_id, id);
 ALTER TABLE elicitations ADD COLUMN fingerprint BYTEA;
 -- What the policy noticed and showed with the form (warn-mode credential hits, URL flags).
 ALTER TABLE elicitations ADD COLUMN policy_flags JSONB;
+
+-- A form's fields keep the order the server sent them in (jsonb would sort them).
+ALTER TABLE elicitations ALTER COLUMN requested_schema TYPE TEXT USING requested_schema::text;

@@ -23,8 +23,7 @@ use rmcp::{
     transport::{
         Transport,
         streamable_http_server::session::{
-            EventStore, ServerSseMessage, SessionId, SessionManager,
-            local::LocalSessionManager,
+            EventStore, ServerSseMessage, SessionId, SessionManager, local::LocalSessionManager,
         },
     },
 };
@@ -61,8 +60,12 @@ impl SessionManager for DemoSessions {
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let (id, inner) = self.inner.create_session().await?;
-        let transport =
-            RoutingTransport { inner, session: id.clone(), streams: self.streams.clone(), origins: HashMap::new() };
+        let transport = RoutingTransport {
+            inner,
+            session: id.clone(),
+            streams: self.streams.clone(),
+            origins: HashMap::new(),
+        };
         Ok((id, transport))
     }
 
@@ -86,7 +89,7 @@ impl SessionManager for DemoSessions {
         &self,
         id: &SessionId,
         message: ClientJsonRpcMessage,
-    ) -> Result<CallStream, Self::Error> {
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         // Register before the request reaches the handler, so nothing it sends can miss the stream.
         let registration = match &message {
             JsonRpcMessage::Request(request) => {
@@ -144,7 +147,7 @@ impl Drop for Registration {
 
 /// A request's response stream: rmcp's own, with withdrawals injected ahead of whatever rmcp sends
 /// next. It ends when rmcp's ends (after the response).
-pub struct CallStream {
+struct CallStream {
     injected: Option<mpsc::UnboundedReceiver<ServerSseMessage>>,
     inner: Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>>,
     _registration: Option<Registration>,
@@ -176,43 +179,43 @@ pub struct RoutingTransport<T> {
 }
 
 impl<T> RoutingTransport<T> {
-    /// `Ok(())` when the message was delivered on a call's stream; otherwise it is handed back.
-    fn deliver(&mut self, item: TxJsonRpcMessage<RoleServer>) -> Result<(), TxJsonRpcMessage<RoleServer>> {
+    /// Delivers a withdrawal on its call's stream (`None`); hands anything else back for rmcp's
+    /// own routing.
+    fn deliver(&mut self, item: TxJsonRpcMessage<RoleServer>) -> Option<TxJsonRpcMessage<RoleServer>> {
         use rmcp::model::GetExtensions;
         match &item {
             JsonRpcMessage::Request(request) => {
                 if let Some(OriginatingRequestId(call)) = request.request.extensions().get() {
                     self.origins.insert(request.id.clone(), call.clone());
                 }
-                Err(item)
+                Some(item)
             }
             JsonRpcMessage::Notification(notification) => {
                 let ServerNotification::CancelledNotification(cancelled) = &notification.notification else {
-                    return Err(item);
+                    return Some(item);
                 };
                 let Some(call) =
                     cancelled.params.request_id.as_ref().and_then(|withdrawn| self.origins.remove(withdrawn))
                 else {
-                    return Err(item);
+                    return Some(item);
                 };
                 let Some(tx) = self.streams.lock().get(&(self.session.clone(), call)).cloned() else {
-                    return Err(item);
+                    return Some(item);
                 };
-                tx.send(ServerSseMessage::from_message(item)).map_err(|unsent| {
-                    let message = unsent.0.message.expect("an injected event carries a message");
-                    Arc::unwrap_or_clone(message)
-                })
+                let unsent = tx.send(ServerSseMessage::from_message(item)).err()?;
+                let message = unsent.0.message.expect("an injected event carries a message");
+                Some(Arc::unwrap_or_clone(message))
             }
             JsonRpcMessage::Response(response) => {
                 let call = response.id.clone();
                 self.origins.retain(|_, origin| *origin != call);
-                Err(item)
+                Some(item)
             }
             JsonRpcMessage::Error(error) => {
                 if let Some(call) = error.id.clone() {
                     self.origins.retain(|_, origin| *origin != call);
                 }
-                Err(item)
+                Some(item)
             }
         }
     }
@@ -226,8 +229,8 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for RoutingTransport<T> {
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         match self.deliver(item) {
-            Ok(()) => Either::Left(std::future::ready(Ok(()))),
-            Err(item) => Either::Right(self.inner.send(item)),
+            None => Either::Left(std::future::ready(Ok(()))),
+            Some(item) => Either::Right(self.inner.send(item)),
         }
     }
 

@@ -42,13 +42,20 @@ fn refusal(id: Value, message: String) -> Response {
 }
 
 fn unsupported_version(version: &str) -> String {
-    format!("Bad Request: Unsupported protocol version: {version} (supported versions: {})", LEGACY_VERSIONS.join(", "))
+    format!(
+        "Bad Request: Unsupported protocol version: {version} (supported versions: {})",
+        LEGACY_VERSIONS.join(", ")
+    )
 }
 
 /// The refusal for a request in a legacy session that speaks 2026-07-28 anyway, or for one without
 /// a session.
 fn refuse(headers: &HeaderMap, id: Value, why: String) -> Response {
-    if headers.contains_key(MCP_SESSION_ID) { refusal(id, why) } else { refusal(Value::Null, NO_SESSION_MESSAGE.into()) }
+    if headers.contains_key(MCP_SESSION_ID) {
+        refusal(id, why)
+    } else {
+        refusal(Value::Null, NO_SESSION_MESSAGE.into())
+    }
 }
 
 /// The axum middleware. Install it only when the option is set.
@@ -75,7 +82,10 @@ pub async fn refuse_modern(request: Request, next: Next) -> Response {
         let id = message.get("id").cloned().unwrap_or(Value::Null);
         let meta_version = message.pointer("/params/_meta").and_then(|meta| meta.get(META_PROTOCOL_VERSION));
         if method == Some("server/discover") {
-            let why = format!("Bad Request: server/discover is not supported (supported versions: {})", LEGACY_VERSIONS.join(", "));
+            let why = format!(
+                "Bad Request: server/discover is not supported (supported versions: {})",
+                LEGACY_VERSIONS.join(", ")
+            );
             return refuse(&parts.headers, id, why);
         }
         if method != Some("initialize")

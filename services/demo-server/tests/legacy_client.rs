@@ -55,7 +55,7 @@ async fn deploy_reports_accept_decline_and_cancel_as_themselves() {
 }
 
 #[tokio::test]
-async fn tools_list_shows_all_six_tools_with_descriptions_and_schemas() {
+async fn tools_list_shows_all_tools_with_descriptions_and_schemas() {
     let server = start_server().await;
     let client = legacy_client(&server.url(), ScriptedUser::new(ProtocolVersion::V_2025_06_18, None)).await;
     let tools = client.list_all_tools().await.expect("tools/list");

@@ -74,7 +74,7 @@ async fn the_binary_prints_ready_and_serves_both_generations() {
     let url = format!("http://{addr}/mcp");
 
     let legacy = legacy_client(&url, ScriptedUser::new(ProtocolVersion::V_2025_11_25, None)).await;
-    assert_eq!(legacy.list_all_tools().await.unwrap().len(), 6);
+    assert_eq!(legacy.list_all_tools().await.unwrap().len(), herald_demo_server::TOOL_NAMES.len());
     legacy.cancel().await.unwrap();
     let modern = common::modern_client(&url, ScriptedUser::new(ProtocolVersion::V_2026_07_28, None)).await;
     let echoed = modern.call_tool(call("echo", json!({ "text": "hi" }))).await.unwrap();

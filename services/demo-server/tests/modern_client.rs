@@ -90,7 +90,7 @@ async fn deploy_decline_and_cancel_are_results_on_the_modern_path_too() {
 }
 
 #[tokio::test]
-async fn tools_list_shows_all_six_tools() {
+async fn tools_list_shows_all_tools() {
     let server = start_server().await;
     let client = modern_client(&server.url(), modern_user(json!({}))).await;
     let tools = client.list_all_tools().await.expect("tools/list");

@@ -2,8 +2,8 @@
 
 mod common;
 
-use common::start_server;
-use herald_demo_server::{Options, REJECTED_STATE_MESSAGE};
+use common::{start_server, start_server_with};
+use herald_demo_server::{Options, REJECTED_STATE_MESSAGE, legacy_only};
 use reqwest::{StatusCode, header::CONTENT_TYPE};
 use serde_json::{Value, json};
 
@@ -322,4 +322,129 @@ async fn modern_url_mode_request_shape() {
     // rmcp 3.11 models the URL request with a required elicitationId and writes "" when there is none;
     // 2026-07-28 removed the field, so a modern peer sees an empty one. Pinned here so a change shows.
     assert_eq!(request["params"]["elicitationId"], "");
+}
+
+/// `initialize` and `notifications/initialized` over plain HTTP; returns the session id.
+async fn legacy_session(http: &reqwest::Client, url: &str) -> String {
+    let init = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": { "elicitation": { "form": {} } },
+            "clientInfo": { "name": "raw-test", "version": "0.0.0" }
+        }
+    });
+    let reply = read(post(http, url, &init).send().await.unwrap()).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.only()["result"]["protocolVersion"], "2025-11-25");
+    let session = reply.session.clone().expect("initialize mints Mcp-Session-Id");
+    let initialized = post(http, url, &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+        .header("mcp-session-id", session.as_str())
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(initialized.status(), StatusCode::ACCEPTED);
+    session
+}
+
+#[tokio::test]
+async fn legacy_only_refuses_modern_requests_with_a_400_that_is_no_modern_error() {
+    let server = start_server_with(Options { legacy_only: true, ..Options::default() }).await;
+    let url = server.url();
+    let http = reqwest::Client::new();
+    let modern_codes = [-32020, -32021, -32022];
+
+    let requests = [
+        ("server/discover", json!({})),
+        ("tools/list", json!({})),
+        ("tools/call", json!({ "name": "echo", "arguments": { "text": "x" } })),
+    ];
+    for (id, (method, params)) in (1..).zip(requests) {
+        let reply = modern(&http, &url, id, method, params).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{method}");
+        assert!(reply.content_type.starts_with("application/json"), "{}", reply.content_type);
+        let error = &reply.only()["error"];
+        let code = error["code"].as_i64().expect("a JSON-RPC error code");
+        assert!(!modern_codes.contains(&code), "{method}: {code} must not read as a modern refusal");
+        assert_eq!(code, legacy_only::REFUSAL_CODE);
+        assert_eq!(error["message"], legacy_only::NO_SESSION_MESSAGE);
+        assert!(reply.only().get("result").is_none());
+    }
+    // Just the method, without any 2026-07-28 header or _meta, is refused the same way.
+    let bare = json!({ "jsonrpc": "2.0", "id": 9, "method": "server/discover", "params": {} });
+    let reply = read(post(&http, &url, &bare).send().await.unwrap()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(reply.only()["error"]["code"], legacy_only::REFUSAL_CODE);
+
+    // `initialize` passes, and the session works.
+    let session = legacy_session(&http, &url).await;
+    let echo = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": { "name": "echo", "arguments": { "text": "still here" } }
+    });
+    let in_session = |body: &Value, version: &str| {
+        post(&http, &url, body)
+            .header("mcp-session-id", session.as_str())
+            .header("mcp-protocol-version", version)
+    };
+    let reply = read(in_session(&echo, "2025-11-25").send().await.unwrap()).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.only()["result"]["content"][0]["text"], "still here");
+
+    // In a session, a request that claims 2026-07-28 after all is refused as an unknown version.
+    let reply = read(in_session(&echo, MODERN).send().await.unwrap()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let error = &reply.only()["error"];
+    assert_eq!(error["code"], legacy_only::REFUSAL_CODE);
+    assert!(
+        error["message"].as_str().unwrap().contains("Unsupported protocol version: 2026-07-28"),
+        "{error}"
+    );
+
+    // The same server without the option answers server/discover.
+    let dual = start_server().await;
+    let reply = modern(&http, &dual.url(), 1, "server/discover", json!({})).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    server.shutdown().await.unwrap();
+}
+
+/// Like the TypeScript SDK on its own timeout, the server withdraws the question with
+/// `notifications/cancelled` on the stream of the `tools/call` that asked it, then the call ends.
+#[tokio::test]
+async fn a_withdrawn_question_is_cancelled_on_the_stream_of_the_call_that_asked_it() {
+    for options in [Options::default(), Options { legacy_only: true, ..Options::default() }] {
+        let server = start_server_with(options).await;
+        let url = server.url();
+        let http = reqwest::Client::new();
+        let session = legacy_session(&http, &url).await;
+        let call = json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": { "name": "ask_then_withdraw", "arguments": { "seconds": 1 } }
+        });
+        let mut stream = post(&http, &url, &call)
+            .header("mcp-session-id", session.as_str())
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), StatusCode::OK);
+        let mut buffer = String::new();
+        let ask = next_message(&mut stream, &mut buffer).await;
+        assert_eq!(ask["method"], "elicitation/create", "{ask}");
+        assert!(ask["params"]["message"].as_str().unwrap().contains("1 s"), "{ask}");
+
+        // Nobody answers.
+        let withdrawn = next_message(&mut stream, &mut buffer).await;
+        assert_eq!(withdrawn["method"], "notifications/cancelled", "{withdrawn}");
+        assert_eq!(withdrawn["params"]["requestId"], ask["id"], "it names the question's request id");
+        assert!(withdrawn.get("id").is_none(), "a notification");
+
+        let done = next_message(&mut stream, &mut buffer).await;
+        assert_eq!(done["id"], 2);
+        assert_eq!(done["result"]["content"][0]["text"], herald_demo_server::forms::WITHDRAWN_TEXT);
+        assert_ne!(done["result"]["isError"], true);
+        drop(stream);
+        server.shutdown().await.unwrap();
+    }
 }

@@ -196,6 +196,17 @@ impl Config {
         self.public_url.origin().ascii_serialization()
     }
 
+    /// A development instance: browsers reach it on this machine only. URL
+    /// elicitations may then use plain http to loopback.
+    pub fn is_development(&self) -> bool {
+        match self.public_url.host() {
+            Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        }
+    }
+
     pub fn cookies_secure(&self) -> bool {
         self.public_url.scheme() == "https"
     }

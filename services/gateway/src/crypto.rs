@@ -107,7 +107,11 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
 /// SHA-256 of a high-entropy secret (API token, invite or setup token). Such
 /// secrets need no slow hash: guessing 256 random bits is hopeless either way.
 pub fn token_hash(secret: &str) -> Vec<u8> {
-    digest::digest(&digest::SHA256, secret.as_bytes()).as_ref().to_vec()
+    sha256(secret.as_bytes())
+}
+
+pub fn sha256(data: &[u8]) -> Vec<u8> {
+    digest::digest(&digest::SHA256, data).as_ref().to_vec()
 }
 
 /// A random URL-safe secret for one-time links.

@@ -42,8 +42,19 @@ mod document;
 mod domain;
 mod validate;
 
+pub mod credential;
+pub mod decision;
+pub mod fingerprint;
+pub mod url_rules;
+
+pub use credential::{
+    AskText, Category, CredentialDetector, CredentialHit, FieldKind, FieldPart, FieldText, HitLocation,
+};
+pub use decision::{Decision, Facts, RateCounts, Warning, decide};
 pub use document::{
     CredentialAskMode, CredentialAskPolicy, DeclineMemoryPolicy, ElicitationPolicy, OrgPolicy,
     RateCapsPolicy, RetentionPolicy, UrlModePolicy,
 };
+pub use fingerprint::{canonical_schema, fingerprint_text, normalize_message};
+pub use url_rules::{UrlFlag, UrlRefusal, UrlRule, UrlVerdict, check_url};
 pub use validate::PolicyViolation;

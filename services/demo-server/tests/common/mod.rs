@@ -19,8 +19,12 @@ use rmcp::{
 use serde_json::{Map, Value, json};
 
 pub async fn start_server() -> DemoServerHandle {
+    start_server_with(Options::default()).await
+}
+
+pub async fn start_server_with(options: Options) -> DemoServerHandle {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
-    herald_demo_server::spawn(listener, Options::default()).expect("start the demo server")
+    herald_demo_server::spawn(listener, options).expect("start the demo server")
 }
 
 /// What the scripted user answers to the next question.
@@ -157,6 +161,19 @@ pub async fn modern_client(url: &str, user: ScriptedUser) -> RunningService<Role
     )
     .await
     .expect("modern client connects")
+}
+
+/// A dual-generation client: `server/discover` first, `initialize` when the server is legacy.
+pub async fn auto_client(url: &str, user: ScriptedUser) -> RunningService<RoleClient, ScriptedUser> {
+    user.serve_with_lifecycle(
+        StreamableHttpClientTransport::from_uri(url.to_owned()),
+        ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+    )
+    .await
+    .expect("auto client connects")
 }
 
 pub fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {

@@ -21,6 +21,10 @@ pub struct ElicitationView {
     /// The same form, normalised: one entry per field, in order.
     pub form: Option<herald_mcp::RequestedSchema>,
     pub url: Option<String>,
+    /// What the org's policy noticed and wants shown with the question:
+    /// `credential_warning` (the detector's hits, in `warn` mode) and
+    /// `url_flags` (punycode, look-alike hosts, …); `null` when nothing.
+    pub policy: Option<serde_json::Value>,
     pub status: &'static str,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
@@ -58,6 +62,7 @@ impl From<&Elicitation> for ElicitationView {
             requested_schema: e.requested_schema.clone(),
             form: e.requested_schema.as_ref().and_then(|s| herald_mcp::parse_requested_schema(s).ok()),
             url: e.url.clone(),
+            policy: e.policy_flags.clone(),
             status: if outcome.is_some() { "resolved" } else { "pending" },
             created_at: e.created_at,
             expires_at: e.expires_at,

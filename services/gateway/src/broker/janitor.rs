@@ -43,15 +43,57 @@ pub async fn sweep(broker: &Broker) {
     }
 }
 
-/// Runs `sweep` now and then every `HEARTBEAT_EVERY`, until the broker is gone.
+/// How often accepted content past its org's retention is erased, and
+/// stale rate counters dropped.
+const RETENTION_EVERY: u32 = 720; // sweeps: an hour
+
+/// Forgets accepted answers' content past each org's retention period, and
+/// rate counters of windows long gone. Records of who answered what stay.
+pub async fn purge(broker: &Broker) {
+    let store = broker.store();
+    let now = OffsetDateTime::now_utc();
+    let orgs = match store.org_ids().await {
+        Ok(orgs) => orgs,
+        Err(e) => return tracing::warn!(error = %e, "retention: cannot list organisations"),
+    };
+    for org_id in orgs {
+        let days = match store.policy(org_id).await {
+            Ok(Some(stored)) => serde_json::from_value::<herald_policy::OrgPolicy>(stored.document)
+                .map(|p| p.retention.accepted_content_days)
+                .unwrap_or_else(|_| herald_policy::OrgPolicy::default().retention.accepted_content_days),
+            Ok(None) => herald_policy::OrgPolicy::default().retention.accepted_content_days,
+            Err(e) => {
+                tracing::warn!(error = %e, %org_id, "retention: cannot read the policy");
+                continue;
+            }
+        };
+        let before = now - time::Duration::days(i64::from(days));
+        match store.purge_accepted_content(org_id, before).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(%org_id, erased = n, "retention: erased accepted content"),
+            Err(e) => tracing::warn!(error = %e, %org_id, "retention: cannot erase accepted content"),
+        }
+    }
+    if let Err(e) = store.purge_counters(now - time::Duration::hours(2)).await {
+        tracing::warn!(error = %e, "cannot drop old rate counters");
+    }
+}
+
+/// Runs `sweep` now and then every `HEARTBEAT_EVERY`, and `purge` hourly,
+/// until the broker is gone.
 pub fn spawn(broker: &Arc<Broker>) -> tokio::task::JoinHandle<()> {
     let broker = Arc::downgrade(broker);
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(HEARTBEAT_EVERY);
+        let mut round: u32 = 0;
         loop {
             ticks.tick().await;
             let Some(broker) = broker.upgrade() else { return };
             sweep(&broker).await;
+            if round % RETENTION_EVERY == 0 {
+                purge(&broker).await;
+            }
+            round = round.wrapping_add(1);
         }
     })
 }

@@ -9,6 +9,7 @@
 //! waiter and announced to every dashboard.
 
 pub mod events;
+pub mod gate;
 pub mod hub;
 pub mod janitor;
 pub mod outcome;

@@ -163,7 +163,7 @@ impl Relay<'_> {
             let params = raw(params);
             match intake(self.ctx, Some(&params), "legacy") {
                 Intake::Open(record) if record.mode == "url" => {
-                    match self.ctx.state.broker.open(*record).await {
+                    match crate::broker::gate::admit(self.ctx, *record).await {
                         Ok(waiter) => {
                             open.push(waiter.id);
                             waiting.push(waiter.ended());
@@ -210,7 +210,8 @@ impl Relay<'_> {
 
     async fn legacy_once(&mut self, link: &LegacyLink, request: &Request) -> Option<Message> {
         let upstream_id = link.next_id();
-        let message = Message::request(upstream_id.clone(), &request.method, Some(request.params.to_raw()));
+        let params = legacy_params(&request.params);
+        let message = Message::request(upstream_id.clone(), &request.method, Some(params.to_raw()));
         let reply = tokio::select! {
             reply = link.post(&message) => reply,
             () = self.gone() => return None,
@@ -273,7 +274,7 @@ impl Relay<'_> {
                                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
                                     let _ = link.respond_error(id, INVALID_PARAMS, &why).await;
                                 }
-                                Intake::Open(record) => match self.ctx.state.broker.open(*record).await {
+                                Intake::Open(record) => match crate::broker::gate::admit(self.ctx, *record).await {
                                     Ok(waiter) => {
                                         open.insert(id.clone(), waiter.id);
                                         if let Some(url_id) = upstream_url_id {
@@ -482,7 +483,7 @@ impl Relay<'_> {
                     return Err(self.refusal(request, &why));
                 }
             };
-            match self.ctx.state.broker.open(*record).await {
+            match crate::broker::gate::admit(self.ctx, *record).await {
                 Ok(waiter) => {
                     open.push(waiter.id);
                     waiting.push(async move { (key, waiter.ended().await) });
@@ -534,6 +535,26 @@ impl Relay<'_> {
             Message::error(Some(request.id.clone()), INVALID_PARAMS, text)
         }
     }
+}
+
+/// A modern agent's request metadata has no place in a legacy session, where
+/// the handshake already settled version, capabilities and identity (some
+/// servers refuse a 2026-07-28 `_meta` under a 2025 header). Everything else
+/// in `_meta` (a progress token, say) stays.
+fn legacy_params(params: &RawObject) -> RawObject {
+    let mut meta = params.meta();
+    let before = meta.len();
+    meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+    if meta.len() == before {
+        return params.clone();
+    }
+    let mut params = params.clone();
+    if meta.is_empty() {
+        params.remove("_meta");
+    } else {
+        params.set("_meta", raw(&Value::Object(meta)));
+    }
+    params
 }
 
 /// `elicitationId` of a URL elicitation (2025-11-25) or of its completion notice.

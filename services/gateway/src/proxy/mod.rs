@@ -552,6 +552,9 @@ async fn modern_request(
         let (capabilities, server_info, instructions) = link.server_description().await;
         let mut result = json!({
             "resultType": "complete",
+            // Per user (the link is): cacheable within this authorization only.
+            "ttlMs": 0,
+            "cacheScope": "private",
             "supportedVersions": [PROTOCOL_VERSION_2026_07_28],
             "capabilities": capabilities,
             "_meta": { "io.modelcontextprotocol/serverInfo": server_info },

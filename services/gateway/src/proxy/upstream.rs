@@ -182,7 +182,7 @@ async fn on_stream_message(
                 super::elicit::Intake::Refuse(why) => {
                     let _ = legacy.respond_error(id, herald_mcp::jsonrpc::INVALID_PARAMS, &why).await;
                 }
-                super::elicit::Intake::Open(record) => match ctx.state.broker.open(*record).await {
+                super::elicit::Intake::Open(record) => match crate::broker::gate::admit(ctx, *record).await {
                     Ok(waiter) => {
                         open.lock().expect("open lock").insert(id.clone(), waiter.id);
                         let (link, open) = (link.clone(), open.clone());

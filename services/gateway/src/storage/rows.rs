@@ -232,7 +232,8 @@ pub(super) struct ElicitationRow {
     pub protocol: String,
     pub mode: String,
     pub message: String,
-    pub requested_schema: Option<Json<serde_json::Value>>,
+    /// Text, not JSON, on both databases: the fields' order is part of the form.
+    pub requested_schema: Option<String>,
     pub url: Option<String>,
     pub action: Option<String>,
     pub content: Option<Json<serde_json::Value>>,
@@ -273,7 +274,7 @@ impl From<ElicitationRow> for Elicitation {
             protocol: r.protocol,
             mode: r.mode,
             message: r.message,
-            requested_schema: r.requested_schema.map(|s| s.0),
+            requested_schema: r.requested_schema.and_then(|s| serde_json::from_str(&s).ok()),
             url: r.url,
             replica_id: r.replica_id,
             created_at: r.created_at.0,

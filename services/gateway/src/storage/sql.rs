@@ -837,7 +837,7 @@ macro_rules! impl_store {
                 .bind(&e.protocol)
                 .bind(&e.mode)
                 .bind(&e.message)
-                .bind(e.requested_schema.as_ref().map(sqlx::types::Json))
+                .bind(e.requested_schema.as_ref().map(|schema| schema.to_string()))
                 .bind(&e.url)
                 .bind(e.replica_id)
                 .bind(DbTime(e.created_at))
@@ -1095,15 +1095,15 @@ macro_rules! impl_store {
                 user_id: uuid::Uuid,
                 server_id: uuid::Uuid,
             ) -> $crate::storage::Result<bool> {
-                let found: Option<i64> = sqlx::query_scalar(
-                    "SELECT 1 FROM mutes WHERE org_id = $1 AND user_id = $2 AND server_id = $3",
+                let found: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM mutes WHERE org_id = $1 AND user_id = $2 AND server_id = $3",
                 )
                 .bind(org_id)
                 .bind(user_id)
                 .bind(server_id)
-                .fetch_optional(&self.pool)
+                .fetch_one(&self.pool)
                 .await?;
-                Ok(found.is_some())
+                Ok(found > 0)
             }
 
             async fn record_decline(&self, d: &$crate::storage::DeclineRecord) -> $crate::storage::Result<()> {

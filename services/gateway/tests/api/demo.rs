@@ -21,7 +21,9 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use crate::mcp_support::{Dashboard, PATIENCE, latest, register};
+use crate::mcp_support::{
+    Agent as RawAgent, Dashboard, PATIENCE, latest, register, result as raw_result, text as raw_text,
+};
 use crate::support::{Session, TestApp, body};
 
 struct World {
@@ -184,9 +186,19 @@ async fn a_legacy_rmcp_agent_deploys_once_the_person_confirms_over_the_websocket
 /// defaults before the answer goes upstream, and the booking comes back with them.
 #[tokio::test]
 async fn a_modern_rmcp_agent_books_a_table_and_herald_fills_in_the_defaults() {
+    book_a_table_with_only_the_required_fields(Generation::Modern).await;
+}
+
+/// The same through a legacy agent, which runs today.
+#[tokio::test]
+async fn a_legacy_rmcp_agent_books_a_table_and_herald_fills_in_the_defaults() {
+    book_a_table_with_only_the_required_fields(Generation::Legacy).await;
+}
+
+async fn book_a_table_with_only_the_required_fields(generation: Generation) {
     let w = world(Options::default()).await;
     let mut dashboard = Dashboard::open(&w.app, &w.token).await;
-    let (agent, _) = connect(&w, Generation::Modern).await;
+    let (agent, _) = connect(&w, generation).await;
 
     let booking = start(&agent, "book_table", json!({ "restaurant": "Chez Herald" }));
     let created = dashboard.next_of("elicitation.created").await;
@@ -216,40 +228,50 @@ async fn a_modern_rmcp_agent_books_a_table_and_herald_fills_in_the_defaults() {
     agent.cancel().await.expect("the agent disconnects");
 }
 
-/// 3. A decline (over REST) and a dismissal (over the websocket) reach the agent as normal results,
-/// for agents of both generations.
+/// 3. A decline (over REST) and a dismissal (over the websocket) reach the agent as normal results.
 #[tokio::test]
-async fn a_decline_over_rest_and_a_dismissal_over_the_websocket_reach_the_agent_as_results() {
+async fn a_decline_over_rest_and_a_dismissal_over_the_websocket_reach_a_legacy_agent_as_results() {
+    decline_then_dismiss(Generation::Legacy).await;
+}
+
+#[tokio::test]
+async fn a_decline_over_rest_and_a_dismissal_over_the_websocket_reach_a_modern_agent_as_results() {
+    decline_then_dismiss(Generation::Modern).await;
+}
+
+async fn decline_then_dismiss(generation: Generation) {
     let w = world(Options::default()).await;
     let mut dashboard = Dashboard::open(&w.app, &w.token).await;
-    for generation in [Generation::Legacy, Generation::Modern] {
-        let (agent, _) = connect(&w, generation).await;
+    let (agent, _) = connect(&w, generation).await;
 
-        let deploy = start(&agent, "deploy", deploy_args("api"));
-        let created = dashboard.next_of("elicitation.created").await;
-        let declined = respond_over_rest(&w, &created["id"], json!({ "action": "decline" })).await;
-        assert_eq!(declined["action"], "decline");
-        let resolved = dashboard.next_of("elicitation.resolved").await;
-        assert_eq!(resolved["id"], created["id"]);
-        assert_eq!((&resolved["action"], &resolved["decided_by"]), (&json!("decline"), &json!("user")));
-        let result = finish(deploy).await;
-        assert_eq!(text(&result), "Deployment declined by the user", "{generation:?}");
-        assert_ne!(result.is_error, Some(true), "a decline is not an error");
+    let deploy = start(&agent, "deploy", deploy_args("api"));
+    let created = dashboard.next_of("elicitation.created").await;
+    let declined = respond_over_rest(&w, &created["id"], json!({ "action": "decline" })).await;
+    assert_eq!(declined["action"], "decline");
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(resolved["id"], created["id"]);
+    assert_eq!((&resolved["action"], &resolved["decided_by"]), (&json!("decline"), &json!("user")));
+    let result = finish(deploy).await;
+    assert_eq!(text(&result), "Deployment declined by the user");
+    assert_ne!(result.is_error, Some(true), "a decline is not an error");
 
-        let deploy = start(&agent, "deploy", deploy_args("api"));
-        let created = dashboard.next_of("elicitation.created").await;
-        let ack = dashboard.respond(&created["id"], "cancel", None).await;
-        assert_eq!(ack["type"], "ack", "{ack}");
-        let resolved = dashboard.next_of("elicitation.resolved").await;
-        assert_eq!(
-            resolved,
-            json!({ "type": "elicitation.resolved", "id": created["id"], "action": "cancel", "decided_by": "user", "reason": "dismissed" })
-        );
-        let result = finish(deploy).await;
-        assert_eq!(text(&result), "Deployment cancelled by the user", "{generation:?}");
-        assert_ne!(result.is_error, Some(true));
-        agent.cancel().await.expect("the agent disconnects");
-    }
+    // Another question: the same one again would be answered by decline memory, not shown.
+    let deploy = start(&agent, "deploy", deploy_args("web"));
+    let created = dashboard.next_of("elicitation.created").await;
+    assert_eq!(created["message"], "Deploy web to staging?");
+    let ack = dashboard.respond(&created["id"], "cancel", None).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(
+        resolved,
+        json!({ "type": "elicitation.resolved", "id": created["id"], "action": "cancel", "decided_by": "user", "reason": "dismissed" })
+    );
+    let result = finish(deploy).await;
+    assert_eq!(text(&result), "Deployment cancelled by the user");
+    assert_ne!(result.is_error, Some(true));
+    let record = latest(&w.owner).await;
+    assert_eq!((&record["action"], &record["reason"]), (&json!("cancel"), &json!("dismissed")));
+    agent.cancel().await.expect("the agent disconnects");
 }
 
 /// 4. An upstream that speaks only 2025-11-25: Herald's `server/discover` gets a 400 that is no
@@ -330,66 +352,63 @@ async fn an_unanswered_question_expires_at_the_org_deadline() {
 }
 
 /// 6. rmcp sends a progress token with every request; while the person decides, Herald sends the
-/// agent `notifications/progress` for it (every 10 s, so this waits ~10 s), on either generation.
+/// agent `notifications/progress` for it. Herald sends one every 10 s, so this waits ~10 s (the
+/// keep-alive comments a caller without a token gets are not visible through rmcp).
 #[tokio::test]
-async fn a_waiting_agent_receives_progress_while_the_question_is_pending() {
-    let w = world(Options::default()).await;
-    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
-    let (legacy, legacy_handler) = connect(&w, Generation::Legacy).await;
-    let (modern, modern_handler) = connect(&w, Generation::Modern).await;
-
-    let legacy_call = start(&legacy, "deploy", deploy_args("legacy-api"));
-    let modern_call = start(&modern, "deploy", deploy_args("modern-api"));
-    let mut pending = Vec::new();
-    for _ in 0..2 {
-        let created = dashboard.next_of("elicitation.created").await;
-        pending.push((created["message"].as_str().unwrap().to_owned(), created["id"].clone()));
-    }
-    pending.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(pending[0].0, "Deploy legacy-api to staging?");
-    assert_eq!(pending[1].0, "Deploy modern-api to staging?");
-
-    for handler in [&legacy_handler, &modern_handler] {
-        tokio::time::timeout(PATIENCE, handler.progressed.notified())
-            .await
-            .expect("progress arrives while the question is pending");
-        let progress = handler.progress.lock().unwrap().clone();
-        let first = &progress[0];
-        assert!(first.progress > 0.0, "{first:?}");
-        assert_eq!(first.message.as_deref(), Some("Waiting for a person to answer Demo Server"));
-    }
-    assert!(!legacy_call.is_finished() && !modern_call.is_finished(), "the calls are still waiting");
-
-    for (_, id) in &pending {
-        let ack = dashboard.respond(id, "accept", Some(json!({ "confirm": true }))).await;
-        assert_eq!(ack["type"], "ack", "{ack}");
-    }
-    assert_eq!(text(&finish(legacy_call).await), "Deployed legacy-api to staging");
-    assert_eq!(text(&finish(modern_call).await), "Deployed modern-api to staging");
-    legacy.cancel().await.expect("the agent disconnects");
-    modern.cancel().await.expect("the agent disconnects");
+async fn a_waiting_legacy_agent_receives_progress_while_the_question_is_pending() {
+    progress_while_pending(Generation::Legacy).await;
 }
 
-/// A modern agent in front of an upstream that speaks only 2025-11-25: Herald is the one that
-/// translates, so the agent's 2026-07-28 request metadata must not leak into the legacy session.
 #[tokio::test]
-async fn a_modern_rmcp_agent_reaches_a_legacy_only_upstream() {
+async fn a_waiting_modern_agent_receives_progress_while_the_question_is_pending() {
+    progress_while_pending(Generation::Modern).await;
+}
+
+async fn progress_while_pending(generation: Generation) {
+    let w = world(Options::default()).await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let (agent, handler) = connect(&w, generation).await;
+
+    let deploy = start(&agent, "deploy", deploy_args("api"));
+    let created = dashboard.next_of("elicitation.created").await;
+    tokio::time::timeout(PATIENCE, handler.progressed.notified())
+        .await
+        .expect("progress arrives while the question is pending");
+    let first = handler.progress.lock().unwrap()[0].clone();
+    assert!(first.progress > 0.0, "{first:?}");
+    assert_eq!(first.message.as_deref(), Some("Waiting for a person to answer Demo Server"));
+    assert!(!deploy.is_finished(), "the call is still waiting");
+    assert_eq!(latest(&w.owner).await["status"], "pending");
+
+    let ack = dashboard.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(text(&finish(deploy).await), "Deployed api to staging");
+    agent.cancel().await.expect("the agent disconnects");
+}
+
+/// A 2026-07-28 agent in front of an upstream that speaks only 2025-11-25: Herald translates, so
+/// the agent's per-request metadata (`_meta` protocol version, capabilities, client info) must not
+/// leak into the legacy session. (A raw agent, since rmcp cannot connect as a modern agent yet.)
+#[tokio::test]
+async fn a_modern_agent_reaches_a_legacy_only_upstream() {
     let w = world(Options { legacy_only: true, ..Options::default() }).await;
     let mut dashboard = Dashboard::open(&w.app, &w.token).await;
-    let (agent, _) = connect(&w, Generation::Modern).await;
-    let tools = agent.list_all_tools().await.expect("tools/list through Herald");
-    assert_eq!(tools.len(), TOOL_NAMES.len());
+    let agent = RawAgent::modern(&w.app, &w.token, "demo");
+    let (_, listed) = agent.request(1, "tools/list", json!({})).await;
+    let listed = raw_result(&listed);
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(TOOL_NAMES.len()), "{listed}");
 
-    let peer = agent.peer().clone();
-    let mut deploy = tokio::spawn(async move { peer.call_tool(call("deploy", deploy_args("api"))).await });
+    let mut deploy = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(2, "deploy", deploy_args("api")).await }
+    });
     let created = tokio::select! {
         created = dashboard.next_of("elicitation.created") => created,
-        ended = &mut deploy => panic!("the call ended before any question was shown: {ended:?}"),
+        ended = &mut deploy => panic!("the call ended before any question was shown: {}", ended.unwrap().to_json()),
     };
     assert_eq!(stored(&w, &created["id"]).await.protocol, "legacy");
     let ack = dashboard.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await;
     assert_eq!(ack["type"], "ack", "{ack}");
-    let result = tokio::time::timeout(PATIENCE, deploy).await.expect("the call ends").unwrap().unwrap();
-    assert_eq!(text(&result), "Deployed api to staging");
-    agent.cancel().await.expect("the agent disconnects");
+    let done = tokio::time::timeout(PATIENCE, deploy).await.expect("the call ends").unwrap();
+    assert_eq!(raw_text(&done), "Deployed api to staging");
 }

@@ -14,6 +14,7 @@ mod mcp_support;
 mod members;
 mod peers;
 mod policy;
+mod policy_flow;
 mod servers;
 mod storage;
 mod support;

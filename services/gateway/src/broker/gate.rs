@@ -1,0 +1,279 @@
+//! The policy, applied to each question before anyone sees it, in the order
+//! `docs/policy.md` gives: the server's cut-off, the person's mutes, the
+//! credential-ask ban, decline memory, rate caps, URL rules. The decision
+//! itself is pure (`herald_policy::decide`); this module gathers its facts
+//! (from the registry, the mutes, the decline records and the shared
+//! counters) and carries it out. An automatic answer is recorded, audited,
+//! and sent to the server exactly as a person's would be.
+
+use std::sync::Arc;
+
+use herald_mcp::{ElicitAction, FieldKind, RequestedSchema, parse_requested_schema};
+use herald_policy::credential::{
+    AskText, CredentialDetector, CredentialHit, FieldKind as AskKind, FieldText,
+};
+use herald_policy::{Decision, Facts, RateCounts, Warning, check_url, decide, fingerprint_text};
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+
+use super::events::{ServerEvent, ServerView};
+use super::outcome::{DecidedBy, outcome, reason};
+use super::{Broker, Waiter};
+use crate::audit::{self, Actor, Subject};
+use crate::crypto;
+use crate::proxy::CallContext;
+use crate::storage::{Conflict, Elicitation, StoreError};
+
+/// Applies the org's policy to a question a server asked: the returned
+/// waiter either waits for the person, or already holds the policy's answer.
+pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter, StoreError> {
+    let broker: &Arc<Broker> = &ctx.state.broker;
+    let store = ctx.state.store.as_ref();
+    let policy = &ctx.policy;
+    let now = OffsetDateTime::now_utc();
+
+    // The registry as it is now: an in-flight call may outlive a cut-off.
+    let registered = store.server(ctx.org_id, &ctx.server.slug).await?;
+    let cut_off = registered.as_ref().is_none_or(|s| s.cut_off.is_some() || s.id != ctx.server.id);
+    let muted = store.is_muted(ctx.org_id, ctx.user_id, ctx.server.id).await?;
+    let hits = credential_hits(policy, &record);
+    let fingerprint = crypto::sha256(
+        fingerprint_text(
+            &ctx.server.slug,
+            record.tool.as_deref(),
+            &record.message,
+            record.requested_schema.as_ref(),
+        )
+        .as_bytes(),
+    );
+    record.fingerprint = Some(fingerprint.clone());
+    let memory_since = now - Duration::seconds(i64::from(policy.decline_memory.window_secs));
+    let declined = store.declines_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since).await? > 0;
+    let reasks = if declined {
+        let earlier = store
+            .count_fingerprint(
+                ctx.org_id,
+                ctx.user_id,
+                &fingerprint,
+                memory_since,
+                reason::PREVIOUSLY_DECLINED,
+            )
+            .await?;
+        u32::try_from(earlier).unwrap_or(u32::MAX).saturating_add(1)
+    } else {
+        0
+    };
+    let mut facts = Facts {
+        protocol_ok: Ok(()),
+        server_cut_off: cut_off,
+        muted,
+        credential_hits: hits.len(),
+        credential_mode: policy.credential_ask.mode,
+        previously_declined: declined,
+        reasks_after_decline: reasks,
+        rate: RateCounts::default(),
+        url: None,
+    };
+    let mut decision = decide(&facts, policy);
+    if matches!(decision, Decision::Show { .. }) {
+        // Only questions that got this far count against the caps.
+        facts.rate = rate_counts(ctx, now).await?;
+        facts.url = record
+            .url
+            .as_deref()
+            .map(|url| check_url(url, &policy.url_mode, ctx.state.config.is_development()).into_result());
+        decision = decide(&facts, policy);
+    }
+    match decision {
+        Decision::Show { warnings } => {
+            record.policy_flags = flags(&warnings, &hits);
+            broker.open(record).await
+        }
+        Decision::AutoDecline { reason: why, mute_for_pestering } => {
+            if mute_for_pestering {
+                mute_for_pestering_now(ctx).await?;
+            }
+            if why == reason::CREDENTIAL_ASK {
+                tell_about_blocked_credential_ask(ctx, &record, &hits).await;
+            }
+            answer(ctx, record, ElicitAction::Decline, why, &hits).await
+        }
+        Decision::AutoCancel { reason: why } | Decision::CancelCall { reason: why } => {
+            answer(ctx, record, ElicitAction::Cancel, why, &hits).await
+        }
+        // The protocol check happened before the policy was consulted.
+        Decision::Refuse { .. } => {
+            answer(ctx, record, ElicitAction::Cancel, reason::INTERRUPTED, &hits).await
+        }
+    }
+}
+
+/// Records the policy's answer (never shown) and audits it with its reason.
+async fn answer(
+    ctx: &CallContext,
+    mut record: Elicitation,
+    action: ElicitAction,
+    why: &'static str,
+    hits: &[CredentialHit],
+) -> Result<Waiter, StoreError> {
+    record.outcome = Some(outcome(action, None, DecidedBy::Policy, why));
+    let details = json!({
+        "elicitation_id": record.id,
+        "action": action.as_str(),
+        "tool": record.tool,
+        "mode": record.mode,
+        "credential_hits": hits,
+    });
+    let subject = Subject {
+        user_id: Some(ctx.user_id),
+        server_slug: Some(ctx.server.slug.clone()),
+        reason: Some(why.to_owned()),
+        details: Some(details),
+    };
+    let waiter = ctx.state.broker.record_answered(record).await?;
+    audit::record(ctx.state.store.as_ref(), ctx.org_id, Actor::Policy, "elicitation.auto_answered", subject)
+        .await;
+    Ok(waiter)
+}
+
+/// A server that keeps re-asking a declined question is muted for the person.
+async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
+    let store = ctx.state.store.as_ref();
+    let note = "muted automatically: it kept asking a question you had declined";
+    match store
+        .mute(ctx.org_id, ctx.user_id, ctx.server.id, reason::PESTERING, note, OffsetDateTime::now_utc())
+        .await
+    {
+        Ok(()) | Err(StoreError::Conflict(Conflict::AlreadyMuted)) => {}
+        Err(e) => return Err(e),
+    }
+    let subject = Subject {
+        user_id: Some(ctx.user_id),
+        server_slug: Some(ctx.server.slug.clone()),
+        reason: Some(reason::PESTERING.to_owned()),
+        details: None,
+    };
+    audit::record(store, ctx.org_id, Actor::Policy, "mute.added", subject).await;
+    ctx.state.broker.hub.publish(
+        ctx.user_id,
+        &ServerEvent::Notice {
+            kind: "auto_muted",
+            message: format!(
+                "{} kept asking a question you had declined, so Herald muted it for you. Unmute it in your mutes.",
+                ctx.server.name
+            ),
+            server: Some(server_view(ctx)),
+            elicitation_id: None,
+        },
+    );
+    Ok(())
+}
+
+/// The person hears what was blocked (with the server, for a one-click
+/// cut-off); admins hear it too.
+async fn tell_about_blocked_credential_ask(ctx: &CallContext, record: &Elicitation, hits: &[CredentialHit]) {
+    let asked: Vec<String> = hits.iter().map(|h| h.explanation.clone()).collect();
+    let notice = ServerEvent::Notice {
+        kind: "credential_ask_blocked",
+        message: format!(
+            "{} asked for a credential and Herald declined for you: {}",
+            ctx.server.name,
+            asked.join("; ")
+        ),
+        server: Some(server_view(ctx)),
+        elicitation_id: Some(record.id),
+    };
+    ctx.state.broker.hub.publish(ctx.user_id, &notice);
+    if let Ok(members) = ctx.state.store.members(ctx.org_id).await {
+        for admin in members.iter().filter(|m| m.role.is_admin() && m.user.id != ctx.user_id) {
+            ctx.state.broker.hub.publish(admin.user.id, &notice);
+        }
+    }
+}
+
+fn server_view(ctx: &CallContext) -> ServerView {
+    ServerView { slug: ctx.server.slug.clone(), name: ctx.server.name.clone(), url: ctx.server.url.clone() }
+}
+
+/// Counts this question in the shared windows; each count excludes it.
+async fn rate_counts(ctx: &CallContext, now: OffsetDateTime) -> Result<RateCounts, StoreError> {
+    let store = ctx.state.store.as_ref();
+    let (org, user, server) = (ctx.org_id, ctx.user_id, ctx.server.id);
+    let minute = window_start(now, 60);
+    let hour = window_start(now, 3600);
+    let before = |count: i64| u32::try_from(count.saturating_sub(1)).unwrap_or(u32::MAX);
+    Ok(RateCounts {
+        user_server_last_minute: before(
+            store.bump_counter(&format!("user-server:{org}:{user}:{server}"), minute).await?,
+        ),
+        server_last_hour: before(store.bump_counter(&format!("server:{org}:{server}"), hour).await?),
+        org_last_hour: before(store.bump_counter(&format!("org:{org}"), hour).await?),
+        pending_for_user: u32::try_from(store.pending_count(user).await?).unwrap_or(u32::MAX),
+    })
+}
+
+fn window_start(now: OffsetDateTime, seconds: i64) -> OffsetDateTime {
+    let t = now.unix_timestamp();
+    OffsetDateTime::from_unix_timestamp(t - t.rem_euclid(seconds))
+        .expect("a past window start is a valid time")
+}
+
+/// What the dashboard shows with a form the policy let through.
+fn flags(warnings: &[Warning], hits: &[CredentialHit]) -> Option<Value> {
+    if warnings.is_empty() {
+        return None;
+    }
+    let credential = warnings.iter().any(|w| matches!(w, Warning::CredentialAsk));
+    let url_flags: Vec<&herald_policy::UrlFlag> = warnings
+        .iter()
+        .filter_map(|w| match w {
+            Warning::UrlFlags(flags) => Some(flags.iter()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    Some(json!({
+        "credential_warning": credential.then_some(hits),
+        "url_flags": url_flags,
+    }))
+}
+
+/// Runs the credential detector over the message and every field.
+fn credential_hits(policy: &herald_policy::OrgPolicy, record: &Elicitation) -> Vec<CredentialHit> {
+    if policy.credential_ask.mode == herald_policy::CredentialAskMode::Off {
+        return Vec::new();
+    }
+    let schema: Option<RequestedSchema> =
+        record.requested_schema.as_ref().and_then(|s| parse_requested_schema(s).ok());
+    let fields = schema.as_ref().map(|s| s.fields.iter().map(field_text).collect()).unwrap_or_default();
+    let ask = AskText { message: &record.message, fields };
+    CredentialDetector::new(&policy.credential_ask).detect(&ask)
+}
+
+fn field_text(field: &herald_mcp::Field) -> FieldText<'_> {
+    let (kind, format, default, options) = match &field.kind {
+        FieldKind::Text { format, default, .. } => {
+            (AskKind::Text, format.map(|f| f.as_str()), default.clone(), None)
+        }
+        FieldKind::Number { default, .. } => (AskKind::Number, None, default.map(|d| d.to_string()), None),
+        FieldKind::Boolean { default } => (AskKind::Boolean, None, default.map(|d| d.to_string()), None),
+        FieldKind::SingleSelect { options, default } => {
+            (AskKind::Choice, None, default.clone(), Some(options))
+        }
+        FieldKind::MultiSelect { options, default, .. } => {
+            (AskKind::Choice, None, default.as_ref().map(|d| d.join(", ")), Some(options))
+        }
+    };
+    FieldText {
+        name: &field.name,
+        title: field.title.as_deref(),
+        description: field.description.as_deref(),
+        format,
+        default,
+        enum_values: options.map(|o| o.iter().map(|o| o.value.as_str()).collect()).unwrap_or_default(),
+        enum_labels: options
+            .map(|o| o.iter().filter_map(|o| o.title.as_deref()).collect())
+            .unwrap_or_default(),
+        kind,
+    }
+}

@@ -1,0 +1,175 @@
+//! The policy through the real flow: agent → Herald → the demo server →
+//! a question → the org's policy → the person, or an answer on their behalf
+//! that the server cannot tell from a person's.
+
+use herald_demo_server::Options;
+use serde_json::{Value, json};
+
+use crate::mcp_support::{Agent, Dashboard, latest, register, text};
+use crate::support::{Session, TestApp, body};
+
+struct World {
+    app: TestApp,
+    owner: Session,
+    token: String,
+    _demo: herald_demo_server::DemoServerHandle,
+}
+
+async fn world() -> World {
+    let app = TestApp::spawn().await;
+    let owner = app.owner().await;
+    let token = app.token(&owner, "acme", "agent").await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let demo = herald_demo_server::spawn(listener, Options::default()).expect("the demo server starts");
+    register(&owner, "demo", "Demo Server", &demo.url()).await;
+    World { app, owner, token, _demo: demo }
+}
+
+async fn set_policy(owner: &Session, policy: Value) {
+    let response = owner.put("/api/v1/orgs/acme/policy", &policy).await;
+    assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+}
+
+fn deploy(environment: &str) -> Value {
+    json!({ "service": "api", "environment": environment })
+}
+
+/// Calls `tool` in the background; the handle yields the tool result's text.
+fn call(w: &World, tool: &'static str, arguments: Value) -> tokio::task::JoinHandle<String> {
+    let agent = Agent::modern(&w.app, &w.token, "demo");
+    tokio::spawn(async move { text(&agent.call(1, tool, arguments).await) })
+}
+
+async fn audit_reasons(owner: &Session) -> Vec<(String, String)> {
+    let log = body(owner.get("/api/v1/orgs/acme/audit?action=elicitation.auto_answered").await).await;
+    log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (e["reason"].as_str().unwrap().to_owned(), e["details"]["action"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_credential_ask_is_declined_unseen_and_the_person_and_admins_are_told() {
+    let w = world().await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let result = call(&w, "fish_for_password", json!({})).await.unwrap();
+    // Exactly what a person's decline produces at the server.
+    assert_eq!(result, "Password request declined by the user");
+    let notice = dashboard.next_of("notice").await;
+    assert_eq!(notice["kind"], "credential_ask_blocked");
+    assert_eq!(notice["server"]["slug"], "demo", "the notice names the server, for a one-click cut-off");
+    assert!(notice["message"].as_str().unwrap().to_lowercase().contains("password"), "{notice}");
+    let record = latest(&w.owner).await;
+    assert_eq!(
+        (record["action"].clone(), record["decided_by"].clone(), record["reason"].clone()),
+        (json!("decline"), json!("policy"), json!("credential_ask"))
+    );
+    let log = body(w.owner.get("/api/v1/orgs/acme/audit?reason=credential_ask").await).await;
+    let hits = &log["entries"][0]["details"]["credential_hits"];
+    assert!(hits.as_array().is_some_and(|h| !h.is_empty()), "the audit explains the hit: {log}");
+    assert_eq!(hits[0]["category"], "password");
+}
+
+#[tokio::test]
+async fn in_warn_mode_a_credential_ask_is_shown_with_a_warning() {
+    let w = world().await;
+    set_policy(&w.owner, json!({ "credential_ask": { "mode": "warn" } })).await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let pending = call(&w, "fish_for_password", json!({}));
+    let shown = dashboard.next_of("elicitation.created").await;
+    let warning = &shown["policy"]["credential_warning"];
+    assert!(warning.as_array().is_some_and(|w| !w.is_empty()), "{shown}");
+    assert_eq!(dashboard.respond(&shown["id"], "decline", None).await["type"], "ack");
+    assert_eq!(pending.await.unwrap(), "Password request declined by the user");
+}
+
+#[tokio::test]
+async fn a_muted_server_is_declined_for_the_person_without_being_shown() {
+    let w = world().await;
+    let member_mute = w.owner.post("/api/v1/orgs/acme/mutes", &json!({ "server": "demo" })).await;
+    assert_eq!(member_mute.status(), 201);
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    assert_eq!(call(&w, "deploy", deploy("staging")).await.unwrap(), "Deployment declined by the user");
+    let muted = latest(&w.owner).await;
+    assert_eq!((muted["decided_by"].clone(), muted["reason"].clone()), (json!("policy"), json!("muted")));
+    // Unmuted, the next question is the first one the dashboard sees.
+    assert_eq!(w.owner.delete("/api/v1/orgs/acme/mutes/demo").await.status(), 204);
+    let pending = call(&w, "deploy", deploy("staging"));
+    let shown = dashboard.next_of("elicitation.created").await;
+    assert_ne!(shown["id"], muted["id"], "the muted question was never shown");
+    dashboard.respond(&shown["id"], "cancel", None).await;
+    assert_eq!(pending.await.unwrap(), "Deployment cancelled by the user");
+    assert_eq!(audit_reasons(&w.owner).await, [("muted".to_owned(), "decline".to_owned())]);
+}
+
+#[tokio::test]
+async fn a_declined_question_is_remembered_and_pestering_mutes_the_server() {
+    let w = world().await;
+    set_policy(&w.owner, json!({ "decline_memory": { "pestering_threshold": 2 } })).await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let first = call(&w, "deploy", deploy("staging"));
+    let shown = dashboard.next_of("elicitation.created").await;
+    dashboard.respond(&shown["id"], "decline", None).await;
+    assert_eq!(first.await.unwrap(), "Deployment declined by the user");
+
+    // The same question again: declined from memory, never shown.
+    assert_eq!(call(&w, "deploy", deploy("staging")).await.unwrap(), "Deployment declined by the user");
+    assert_eq!(latest(&w.owner).await["reason"], "previously_declined");
+    // A different question still gets through.
+    let other = call(&w, "deploy", deploy("production"));
+    let shown = dashboard.next_of("elicitation.created").await;
+    assert!(shown["message"].as_str().unwrap().contains("production"));
+    dashboard.respond(&shown["id"], "cancel", None).await;
+    other.await.unwrap();
+
+    // The second re-ask reaches the threshold: the server is muted for the person, who is told.
+    assert_eq!(call(&w, "deploy", deploy("staging")).await.unwrap(), "Deployment declined by the user");
+    let notice = dashboard.next_of("notice").await;
+    assert_eq!(notice["kind"], "auto_muted");
+    let mutes = body(w.owner.get("/api/v1/orgs/acme/mutes").await).await;
+    assert_eq!(mutes["mutes"][0]["reason"], "pestering");
+}
+
+#[tokio::test]
+async fn over_the_pending_cap_questions_are_cancelled_for_the_person() {
+    let w = world().await;
+    set_policy(&w.owner, json!({ "rate_caps": { "max_pending_per_user": 1 } })).await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let waiting = call(&w, "deploy", deploy("staging"));
+    let shown = dashboard.next_of("elicitation.created").await;
+    // One question is waiting: a second one is cancelled unseen.
+    assert_eq!(call(&w, "deploy", deploy("production")).await.unwrap(), "Deployment cancelled by the user");
+    assert_eq!(latest(&w.owner).await["reason"], "too_many_pending");
+    dashboard.respond(&shown["id"], "accept", Some(json!({ "confirm": true }))).await;
+    assert_eq!(waiting.await.unwrap(), "Deployed api to staging");
+}
+
+#[tokio::test]
+async fn over_a_rate_cap_questions_are_cancelled_for_the_person() {
+    let w = world().await;
+    set_policy(&w.owner, json!({ "rate_caps": { "per_server_per_hour": 1 } })).await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let first = call(&w, "deploy", deploy("staging"));
+    let shown = dashboard.next_of("elicitation.created").await;
+    dashboard.respond(&shown["id"], "accept", Some(json!({ "confirm": true }))).await;
+    first.await.unwrap();
+    assert_eq!(call(&w, "deploy", deploy("production")).await.unwrap(), "Deployment cancelled by the user");
+    let capped = latest(&w.owner).await;
+    assert_eq!(
+        (capped["decided_by"].clone(), capped["reason"].clone()),
+        (json!("policy"), json!("rate_capped"))
+    );
+}
+
+#[tokio::test]
+async fn url_rules_refuse_denied_domains() {
+    let w = world().await;
+    set_policy(&w.owner, json!({ "url_mode": { "deny_domains": ["example.com"] } })).await;
+    let result = call(&w, "connect_account", json!({ "provider": "github" })).await.unwrap();
+    assert!(result.to_lowercase().contains("cancel"), "{result}");
+    assert_eq!(latest(&w.owner).await["reason"], "url_refused");
+}

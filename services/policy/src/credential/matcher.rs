@@ -1,0 +1,553 @@
+//! Multi-pattern matching over normalised text.
+//!
+//! Every rule phrase of every language is normalised like the text it is
+//! matched against and put into one of three byte tries:
+//!
+//! - phrases that must start at a word boundary (most Latin, Cyrillic and
+//!   Devanagari phrases) are tried only where a word starts;
+//! - phrases that must end at a word boundary but may start inside a word
+//!   (the last part of a German or Dutch compound: `*passwort`) are stored
+//!   reversed and tried backwards from where a word ends;
+//! - the rest (Chinese, Japanese, Korean, Arabic) are tried at every
+//!   character.
+//!
+//! A phrase may also require a word boundary after it, or be a stem that any
+//! ending may follow. A scan of a few hundred characters walks each trie a
+//! handful of bytes deep per start, so it costs a few microseconds and is
+//! linear in the text.
+
+use super::Category;
+use super::normalize::{CLAUSE, Norm, SPACE};
+
+/// What a rule phrase means when it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Names a credential of this category.
+    Term(Category, Sense),
+    /// A phrase that uses a credential word in another sense (`map pin`,
+    /// `postal code`, `gift card`): terms and cues it overlaps do not count.
+    Blocker,
+    /// A phrase in which a request verb does not ask the reader for
+    /// anything (`we will send you`, `press Enter`): cues it overlaps do not
+    /// count.
+    NotRequest,
+    /// A word that, shortly before a term, makes it a setting or a topic
+    /// rather than the credential itself (`minimum`, `reset your`).
+    MetaBefore,
+    /// A word that, right after a term, makes it a setting or a topic
+    /// (`length`, `policy`, `manager`).
+    MetaAfter,
+    /// A verb that, right after a term opening a description, makes it a
+    /// statement about the credential (`Credentials are managed by IT`).
+    Statement,
+    /// A request: a verb or question that asks the reader for something,
+    /// counting if a term is at most `gap` tokens away in the same clause,
+    /// after it (or, if `after`, also before it).
+    Cue { gap: u8, after: bool },
+    /// A negation; terms it covers (in its phrase, after it or, in
+    /// verb-final languages, before it) do not count.
+    Negation(Scope),
+    /// Evidence about the whole request, used to settle ambiguous terms.
+    Context(Context),
+    /// An organisation's allow-listed term.
+    Allow,
+}
+
+/// When a term counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sense {
+    /// Always (subject to the usual blockers, meta words and negations).
+    Plain,
+    /// Only if the request is about a payment card (`expiry date`).
+    NeedsCard,
+    /// Only if the request is about a one-time code (`code`).
+    NeedsOtp,
+    /// Not if the request is about an address or a map (`pin code` is also
+    /// the Indian postal code).
+    UnlessPlace,
+    /// Not if the request is about a map (`pin`).
+    UnlessMap,
+    /// A card security code if the request is about a payment card,
+    /// otherwise a one-time code (`security code`).
+    CardOrOtp,
+}
+
+/// Which way a negation reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Terms after the negation.
+    Forward,
+    /// Terms before or after the negation.
+    Both,
+}
+
+/// Evidence about the whole request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// A payment card is being talked about.
+    Card,
+    /// A one-time code is being talked about (sent, SMS, digits…).
+    Otp,
+    /// A postal address is being talked about.
+    Address,
+    /// A map or a location is being talked about.
+    Map,
+}
+
+/// One rule phrase, normalised.
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    pub kind: Kind,
+    /// Language code of the rule table it came from (`"custom"` for an
+    /// organisation's terms).
+    pub lang: &'static str,
+    /// The phrase as written in the rule table.
+    pub source: Box<str>,
+    /// Whether a word boundary is required before and after the phrase.
+    pub left: bool,
+    pub right: bool,
+}
+
+/// A match of pattern `pat` at normalised bytes `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Match {
+    pub start: u32,
+    pub end: u32,
+    pub pat: u32,
+    /// The pattern's kind, copied here so that reading matches stays local.
+    pub kind: Kind,
+}
+
+/// All rule phrases and the tries to find them.
+#[derive(Debug, Default)]
+pub(crate) struct Matcher {
+    /// The id of the first pattern.
+    pub first_id: u32,
+    pub patterns: Vec<Pattern>,
+    bounded: Trie,
+    suffixes: Trie,
+    free: Trie,
+}
+
+/// Collects patterns, then builds the tries.
+#[derive(Debug, Default)]
+pub(crate) struct MatcherBuilder {
+    patterns: Vec<Pattern>,
+    texts: Vec<String>,
+    seen: std::collections::HashSet<(String, bool, bool, KindKey)>,
+    norm: Norm,
+}
+
+/// `Kind` as a hashable key, for de-duplication.
+type KindKey = (u8, u8, u8);
+
+fn kind_key(kind: Kind) -> KindKey {
+    match kind {
+        Kind::Term(c, s) => (0, c as u8, s as u8),
+        Kind::Blocker => (1, 0, 0),
+        Kind::MetaBefore => (2, 0, 0),
+        Kind::MetaAfter => (3, 0, 0),
+        Kind::Cue { gap, after } => (4, gap, after as u8),
+        Kind::Negation(s) => (5, s as u8, 0),
+        Kind::Context(c) => (6, c as u8, 0),
+        Kind::Allow => (7, 0, 0),
+        Kind::Statement => (8, 0, 0),
+        Kind::NotRequest => (9, 0, 0),
+    }
+}
+
+impl MatcherBuilder {
+    /// Adds a rule phrase.
+    ///
+    /// A leading `*` lets the phrase start inside a word and a trailing `*`
+    /// lets it end inside one (a stem); a leading `^` or trailing `$`
+    /// requires a boundary. Without marks, a phrase whose first (last)
+    /// character is Chinese, Japanese, Korean or Arabic needs no boundary
+    /// there, and any other phrase does. A phrase of several words of
+    /// alphabetic scripts also matches with the words run together
+    /// (`api key` matches `apikey`).
+    pub(crate) fn add(&mut self, spec: &str, kind: Kind, lang: &'static str) {
+        let mut body = spec;
+        let mut left = None;
+        let mut right = None;
+        if let Some(rest) = body.strip_prefix('*') {
+            body = rest;
+            left = Some(false);
+        } else if let Some(rest) = body.strip_prefix('^') {
+            body = rest;
+            left = Some(true);
+        }
+        if let Some(rest) = body.strip_suffix('*') {
+            body = rest;
+            right = Some(false);
+        } else if let Some(rest) = body.strip_suffix('$') {
+            body = rest;
+            right = Some(true);
+        }
+        self.add_phrase(body, spec, left, right, kind, lang);
+    }
+
+    /// Adds an organisation's term as written (no marks; boundaries as for
+    /// a built-in phrase without marks).
+    pub(crate) fn add_literal(&mut self, term: &str, kind: Kind, lang: &'static str) {
+        self.add_phrase(term, term, None, None, kind, lang);
+    }
+
+    fn add_phrase(
+        &mut self,
+        body: &str,
+        spec: &str,
+        left: Option<bool>,
+        right: Option<bool>,
+        kind: Kind,
+        lang: &'static str,
+    ) {
+        self.norm.build(body);
+        let text = self.norm.text.replace(CLAUSE as char, " ");
+        if text.is_empty() {
+            return;
+        }
+        let first = text.chars().next().unwrap_or(' ');
+        let last = text.chars().next_back().unwrap_or(' ');
+        let left = left.unwrap_or(!unspaced(first));
+        let right = right.unwrap_or(!unspaced(last));
+        let joinable = text.contains(' ') && !text.chars().any(unspaced);
+        if joinable {
+            let joined: String = text.chars().filter(|&c| c != ' ').collect();
+            self.push(joined, kind, lang, spec, left, right);
+        }
+        self.push(text, kind, lang, spec, left, right);
+    }
+
+    fn push(&mut self, text: String, kind: Kind, lang: &'static str, spec: &str, left: bool, right: bool) {
+        if !self.seen.insert((text.clone(), left, right, kind_key(kind))) {
+            return;
+        }
+        self.patterns.push(Pattern { kind, lang, source: spec.into(), left, right });
+        self.texts.push(text);
+    }
+
+    /// Builds the tries; pattern ids start at `first_id`, so that matches of
+    /// several matchers can share one list.
+    pub(crate) fn build(self, first_id: u32) -> Matcher {
+        let mut bounded = TrieBuilder::default();
+        let mut suffixes = TrieBuilder::default();
+        let mut free = TrieBuilder::default();
+        for (i, (text, pattern)) in self.texts.iter().zip(&self.patterns).enumerate() {
+            let out = Out { pat: first_id + i as u32, right: pattern.right, kind: pattern.kind };
+            if pattern.left {
+                bounded.insert(text.bytes(), out);
+            } else if pattern.right {
+                suffixes.insert(text.bytes().rev(), out);
+            } else {
+                free.insert(text.bytes(), out);
+            }
+        }
+        Matcher {
+            first_id,
+            patterns: self.patterns,
+            bounded: bounded.build(),
+            suffixes: suffixes.build(),
+            free: free.build(),
+        }
+    }
+}
+
+/// Characters of scripts written without spaces between words, or with
+/// affixes glued to words (Arabic): phrases in them need no boundaries.
+fn unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{0600}'..='\u{06FF}'
+        | '\u{3040}'..='\u{30FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{AC00}'..='\u{D7AF}'
+    )
+}
+
+/// Whether a word boundary lies at byte `pos` of normalised `text`: at
+/// either end, next to a separator, or between a digit and a non-digit.
+#[inline]
+pub(crate) fn boundary(text: &[u8], pos: usize) -> bool {
+    if pos == 0 || pos >= text.len() {
+        return true;
+    }
+    let (before, after) = (text[pos - 1], text[pos]);
+    before == SPACE
+        || before == CLAUSE
+        || after == SPACE
+        || after == CLAUSE
+        || before.is_ascii_digit() != after.is_ascii_digit()
+}
+
+impl Matcher {
+    /// Finds every pattern in normalised `text`, appending to `out`.
+    pub(crate) fn scan(&self, text: &str, out: &mut Vec<Match>) {
+        let bytes = text.as_bytes();
+        for start in 0..bytes.len() {
+            let b = bytes[start];
+            let at_boundary = boundary(bytes, start);
+            if at_boundary && start > 0 && bytes[start - 1] != SPACE && bytes[start - 1] != CLAUSE {
+                // A word (or a run of letters or digits) ends here.
+                self.suffixes.walk_back(bytes, start, &mut |begin: usize, o: Out| {
+                    out.push(Match { start: begin as u32, end: start as u32, pat: o.pat, kind: o.kind });
+                });
+            }
+            if b == SPACE || b == CLAUSE || b & 0xC0 == 0x80 {
+                continue;
+            }
+            let mut found = |end: usize, o: Out| {
+                if !o.right || boundary(bytes, end) {
+                    out.push(Match { start: start as u32, end: end as u32, pat: o.pat, kind: o.kind });
+                }
+            };
+            if at_boundary && self.bounded.starts_with(b) {
+                self.bounded.walk(bytes, start, &mut found);
+            }
+            if self.free.starts_with(b) {
+                self.free.walk(bytes, start, &mut found);
+            }
+        }
+        if bytes.last().is_some_and(|&b| b != SPACE && b != CLAUSE) {
+            self.suffixes.walk_back(bytes, bytes.len(), &mut |begin: usize, o: Out| {
+                out.push(Match { start: begin as u32, end: bytes.len() as u32, pat: o.pat, kind: o.kind });
+            });
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// A pattern ending at a trie node, and whether it needs a boundary after.
+#[derive(Debug, Clone, Copy)]
+struct Out {
+    pat: u32,
+    right: bool,
+    kind: Kind,
+}
+
+/// Nodes with at least this many children get a dense child table.
+const DENSE_FANOUT: usize = 12;
+
+/// A trie node: 12 bytes, laid out breadth-first so that the shallow nodes,
+/// where most walks end, share a few cache lines.
+#[derive(Debug, Clone, Copy, Default)]
+struct Node {
+    /// Index of the first child in `edge_bytes`/`edge_nodes`, or of the
+    /// node's dense child table if `dense`.
+    edges: u32,
+    /// Index of the first output in `outs`.
+    outs: u32,
+    edge_len: u16,
+    out_len: u8,
+    dense: bool,
+}
+
+/// A byte trie, flattened breadth-first: each node's children sorted by
+/// byte, dense child tables for the root and for nodes with many children.
+#[derive(Debug)]
+struct Trie {
+    root: Box<[u32; 256]>,
+    nodes: Vec<Node>,
+    edge_bytes: Vec<u8>,
+    edge_nodes: Vec<u32>,
+    dense: Vec<[u32; 256]>,
+    outs: Vec<Out>,
+}
+
+impl Default for Trie {
+    fn default() -> Self {
+        Self {
+            root: Box::new([NONE; 256]),
+            nodes: Vec::new(),
+            edge_bytes: Vec::new(),
+            edge_nodes: Vec::new(),
+            dense: Vec::new(),
+            outs: Vec::new(),
+        }
+    }
+}
+
+impl Trie {
+    /// Whether some pattern starts with byte `b`.
+    #[inline]
+    fn starts_with(&self, b: u8) -> bool {
+        self.root[b as usize] != NONE
+    }
+
+    #[inline]
+    fn child(&self, n: &Node, b: u8) -> u32 {
+        if n.dense {
+            return self.dense[n.edges as usize][b as usize];
+        }
+        let start = n.edges as usize;
+        let bytes = &self.edge_bytes[start..start + n.edge_len as usize];
+        match bytes.iter().position(|&eb| eb >= b) {
+            Some(i) if bytes[i] == b => self.edge_nodes[start + i],
+            _ => NONE,
+        }
+    }
+
+    #[inline]
+    fn outs(&self, n: &Node) -> &[Out] {
+        &self.outs[n.outs as usize..n.outs as usize + n.out_len as usize]
+    }
+
+    /// Calls `found(end, out)` for every pattern that starts at `start`.
+    #[inline]
+    fn walk(&self, bytes: &[u8], start: usize, found: &mut impl FnMut(usize, Out)) {
+        let mut node = self.root[bytes[start] as usize];
+        let mut at = start + 1;
+        while node != NONE {
+            let n = self.nodes[node as usize];
+            if n.out_len > 0 {
+                for &o in self.outs(&n) {
+                    found(at, o);
+                }
+            }
+            if at == bytes.len() || n.edge_len == 0 {
+                break;
+            }
+            node = self.child(&n, bytes[at]);
+            at += 1;
+        }
+    }
+
+    /// Calls `found(start, out)` for every reversed pattern that ends at
+    /// `end`, walking backwards.
+    #[inline]
+    fn walk_back(&self, bytes: &[u8], end: usize, found: &mut impl FnMut(usize, Out)) {
+        let mut at = end - 1;
+        let mut node = self.root[bytes[at] as usize];
+        while node != NONE {
+            let n = self.nodes[node as usize];
+            if n.out_len > 0 {
+                for &o in self.outs(&n) {
+                    found(at, o);
+                }
+            }
+            if at == 0 || n.edge_len == 0 {
+                break;
+            }
+            at -= 1;
+            node = self.child(&n, bytes[at]);
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct TrieBuilder {
+    /// Node 0 is the root.
+    nodes: Vec<BuildNode>,
+}
+
+#[derive(Debug, Default)]
+struct BuildNode {
+    /// (byte, child), sorted by byte.
+    children: Vec<(u8, u32)>,
+    outs: Vec<Out>,
+}
+
+impl TrieBuilder {
+    fn insert(&mut self, text: impl Iterator<Item = u8>, out: Out) {
+        if self.nodes.is_empty() {
+            self.nodes.push(Default::default());
+        }
+        let mut node = 0;
+        for b in text {
+            let children = &self.nodes[node].children;
+            node = match children.binary_search_by_key(&b, |&(eb, _)| eb) {
+                Ok(i) => children[i].1 as usize,
+                Err(i) => {
+                    let child = self.nodes.len();
+                    self.nodes[node].children.insert(i, (b, child as u32));
+                    self.nodes.push(Default::default());
+                    child
+                }
+            };
+        }
+        self.nodes[node].outs.push(out);
+    }
+
+    fn build(self) -> Trie {
+        let mut trie = Trie::default();
+        if self.nodes.is_empty() {
+            return trie;
+        }
+        // Breadth-first order, without the root (which is the dense table).
+        let mut order: Vec<u32> = self.nodes[0].children.iter().map(|&(_, c)| c).collect();
+        let mut i = 0;
+        while i < order.len() {
+            order.extend(self.nodes[order[i] as usize].children.iter().map(|&(_, c)| c));
+            i += 1;
+        }
+        let mut new_index = vec![NONE; self.nodes.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old as usize] = new as u32;
+        }
+        for &old in &order {
+            let BuildNode { children, outs } = &self.nodes[old as usize];
+            let dense = children.len() >= DENSE_FANOUT;
+            let edges = if dense {
+                let mut table = [NONE; 256];
+                for &(b, child) in children {
+                    table[b as usize] = new_index[child as usize];
+                }
+                trie.dense.push(table);
+                trie.dense.len() as u32 - 1
+            } else {
+                let start = trie.edge_bytes.len() as u32;
+                for &(b, child) in children {
+                    trie.edge_bytes.push(b);
+                    trie.edge_nodes.push(new_index[child as usize]);
+                }
+                start
+            };
+            trie.nodes.push(Node {
+                edges,
+                outs: trie.outs.len() as u32,
+                edge_len: children.len() as u16,
+                out_len: u8::try_from(outs.len()).expect("at most 255 patterns per phrase"),
+                dense,
+            });
+            trie.outs.extend_from_slice(outs);
+        }
+        for &(b, child) in &self.nodes[0].children {
+            trie.root[b as usize] = new_index[child as usize];
+        }
+        trie
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matcher(specs: &[&str]) -> Matcher {
+        let mut b = MatcherBuilder::default();
+        for s in specs {
+            b.add(s, Kind::Blocker, "en");
+        }
+        b.build(0)
+    }
+
+    fn found(m: &Matcher, text: &str) -> Vec<String> {
+        let mut n = Norm::default();
+        n.build(text);
+        let mut out = Vec::new();
+        m.scan(&n.text, &mut out);
+        out.iter().map(|x| n.text[x.start as usize..x.end as usize].to_owned()).collect()
+    }
+
+    #[test]
+    fn boundaries_stems_and_joins() {
+        let m = matcher(&["api key", "pin", "парол*", "*passwort", "密码"]);
+        assert_eq!(found(&m, "X-API-KEY"), ["api key"]);
+        assert_eq!(found(&m, "apikey"), ["apikey"]);
+        assert_eq!(found(&m, "pin1 spin pinned"), ["pin"]);
+        assert_eq!(found(&m, "Введите пароль"), ["парол"]);
+        assert_eq!(found(&m, "Kontopasswort Passwortlänge"), ["passwort"]);
+        assert_eq!(found(&m, "请输入密码"), ["密码"]);
+    }
+}

@@ -1,0 +1,526 @@
+//! Text normalisation for the credential-ask detector.
+//!
+//! Every text the detector reads (and every rule term it knows) goes through
+//! [`Norm::build`], so rules and text meet in one spelling:
+//!
+//! - full-width ASCII (`ｐａｓｓｗｏｒｄ`) becomes ASCII, invisible characters
+//!   (zero-width spaces and joiners, soft hyphens, combining marks, Arabic
+//!   tashkeel and tatweel, the Devanagari nukta) are dropped;
+//! - Unicode lower-casing, then Latin diacritics are folded (`contraseña` →
+//!   `contrasena`, `şifre` → `sifre`, `ß` → `ss`), `ё` → `е`, Arabic alef
+//!   variants, `ة` and `ى` are unified, and non-ASCII digits become ASCII;
+//! - the text is cut into tokens: runs of letters and digits, split at
+//!   camel-case humps (`apiKey` → `api key`) and where the script changes
+//!   between Chinese/Japanese, Korean and everything else (`API密钥` → `api
+//!   密钥`). Everything else separates tokens, so `api_key`, `api-key`,
+//!   `x-api-key` and `API Key` all read `api key`;
+//! - in a token that holds Latin letters, leetspeak is folded (`p4ssw0rd` →
+//!   `password`: `4`/`@` → a, `3` → e, `1` → i, `0` → o, `5`/`$` → s, `7` →
+//!   t), except for a trailing run of digits (`pin1` stays `pin1`), and
+//!   Cyrillic look-alikes become Latin (`pаssword` with a Cyrillic `а`);
+//! - tokens are joined by one space, or by `|` where a clause ends (`.`, `?`,
+//!   `!`, `;`, brackets, dashes, line breaks and their CJK, Arabic and
+//!   Devanagari forms), so that no rule matches across a clause.
+//!
+//! The normalised text keeps, for each of its bytes, where it came from in
+//! the original (to quote the matched text) and which token it belongs to
+//! (to measure how far apart two matches are).
+
+/// Separator between two tokens of the same clause.
+pub(crate) const SPACE: u8 = b' ';
+/// Separator between two clauses.
+pub(crate) const CLAUSE: u8 = b'|';
+
+/// One token of a normalised text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Token {
+    /// Clause number: clauses end at sentence punctuation, brackets, dashes
+    /// and line breaks.
+    pub clause: u32,
+    /// Phrase number: phrases also end at commas.
+    pub phrase: u32,
+    /// Whether the token is a run of Chinese or Japanese, which are written
+    /// without spaces: distances inside it are counted in characters.
+    pub dense: bool,
+}
+
+/// A normalised text; see the module documentation.
+#[derive(Debug, Default)]
+pub(crate) struct Norm {
+    /// The normalised text.
+    pub text: String,
+    /// For each byte of `text`: the byte offset, in the original, of the
+    /// character it came from. Separators point at the next token's start.
+    pub orig: Vec<u32>,
+    /// For each byte of `text`: the index of its token in `tokens`.
+    /// Separators belong to the token after them.
+    pub tok: Vec<u32>,
+    /// The tokens, in order.
+    pub tokens: Vec<Token>,
+    /// Scratch for re-folding a token: (character, original offset).
+    buf: Vec<(char, u32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Script {
+    /// Han, hiragana, katakana: written without spaces.
+    Dense,
+    /// Hangul.
+    Hangul,
+    /// Everything else.
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Pending {
+    None,
+    Space,
+    Comma,
+    Clause,
+}
+
+enum Class {
+    Word(Script),
+    Separator,
+    Comma,
+    ClauseEnd,
+}
+
+impl Norm {
+    /// Normalises `src` into `self`, reusing its buffers.
+    pub(crate) fn build(&mut self, src: &str) {
+        self.text.clear();
+        self.orig.clear();
+        self.tok.clear();
+        self.tokens.clear();
+        self.text.reserve(src.len() + 16);
+        self.orig.reserve(src.len() + 16);
+        self.tok.reserve(src.len() + 16);
+
+        let mut st = Builder::default();
+        let mut prev: Option<char> = None;
+        let mut chars = src.char_indices().peekable();
+        while let Some((off, raw)) = chars.next() {
+            let c = fold_width(raw);
+            if is_ignorable(c) {
+                continue;
+            }
+            let next = chars.peek().map(|&(_, n)| fold_width(n));
+            match classify(c, prev, next) {
+                Class::Word(script) => {
+                    if st.in_token && (script != st.script || camel_hump(prev, c, next)) {
+                        self.end_token(&mut st);
+                    }
+                    if !st.in_token {
+                        self.start_token(&mut st, script, off as u32);
+                    }
+                    self.push_char(&mut st, c, off as u32);
+                }
+                Class::Separator => {
+                    self.end_token(&mut st);
+                    st.pending = st.pending.max(Pending::Space);
+                }
+                Class::Comma => {
+                    self.end_token(&mut st);
+                    st.pending = st.pending.max(Pending::Comma);
+                }
+                Class::ClauseEnd => {
+                    self.end_token(&mut st);
+                    st.pending = Pending::Clause;
+                }
+            }
+            prev = Some(c);
+        }
+        self.end_token(&mut st);
+    }
+
+    /// Starts a token: writes the separator before it.
+    fn start_token(&mut self, st: &mut Builder, script: Script, off: u32) {
+        let index = self.tokens.len() as u32;
+        if !self.text.is_empty() {
+            match st.pending {
+                Pending::Clause => {
+                    st.clause += 1;
+                    st.phrase += 1;
+                }
+                Pending::Comma => st.phrase += 1,
+                Pending::None | Pending::Space => {}
+            }
+            let sep = if st.pending == Pending::Clause { CLAUSE } else { SPACE };
+            self.text.push(sep as char);
+            self.orig.push(off);
+            self.tok.push(index);
+        }
+        st.pending = Pending::None;
+        self.tokens.push(Token { clause: st.clause, phrase: st.phrase, dense: script == Script::Dense });
+        *st = Builder { in_token: true, script, token_start: self.text.len(), ..*st };
+    }
+
+    /// Lower-cases and folds one character onto the current token.
+    #[inline]
+    fn push_char(&mut self, st: &mut Builder, c: char, off: u32) {
+        let index = self.tokens.len() as u32 - 1;
+        if c.is_ascii() {
+            let l = c.to_ascii_lowercase();
+            st.latin |= l.is_ascii_alphabetic();
+            st.leet |= is_leet(l);
+            self.text.push(l);
+            self.orig.push(off);
+            self.tok.push(index);
+            return;
+        }
+        st.cyrillic |= is_cyrillic(c);
+        for l in c.to_lowercase() {
+            let (a, b) = match fold_char(l) {
+                Folded::One(x) => (x, None),
+                Folded::Two(x, y) => (x, Some(y)),
+                Folded::Drop => continue,
+            };
+            for x in std::iter::once(a).chain(b) {
+                st.latin |= x.is_ascii_alphabetic();
+                st.leet |= is_leet(x);
+                self.text.push(x);
+                for _ in 0..x.len_utf8() {
+                    self.orig.push(off);
+                    self.tok.push(index);
+                }
+            }
+        }
+    }
+
+    /// Ends the current token; folds leetspeak and look-alikes in it.
+    fn end_token(&mut self, st: &mut Builder) {
+        if !st.in_token {
+            return;
+        }
+        st.in_token = false;
+        if st.script == Script::Other && st.latin && (st.leet || st.cyrillic) {
+            self.refold(st.token_start);
+        }
+    }
+
+    /// Rewrites the token that starts at byte `start` with [`fold_token`].
+    fn refold(&mut self, start: usize) {
+        let index = self.tokens.len() as u32 - 1;
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let mut byte = start;
+        for c in self.text[start..].chars() {
+            buf.push((c, self.orig[byte]));
+            byte += c.len_utf8();
+        }
+        fold_token(&mut buf);
+        self.text.truncate(start);
+        self.orig.truncate(start);
+        self.tok.truncate(start);
+        for &(c, off) in &buf {
+            self.text.push(c);
+            for _ in 0..c.len_utf8() {
+                self.orig.push(off);
+                self.tok.push(index);
+            }
+        }
+        self.buf = buf;
+    }
+
+    /// The original byte range of the normalised byte range `start..end`.
+    pub(crate) fn original_range(&self, original: &str, start: usize, end: usize) -> (usize, usize) {
+        let from = self.orig[start] as usize;
+        let last = self.orig[end - 1] as usize;
+        let to = last + original[last..].chars().next().map_or(0, char::len_utf8);
+        (from, to)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Builder {
+    pending: Pending,
+    clause: u32,
+    phrase: u32,
+    in_token: bool,
+    script: Script,
+    /// Byte offset in the text where the current token starts.
+    token_start: usize,
+    /// What the current token holds.
+    latin: bool,
+    leet: bool,
+    cyrillic: bool,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self {
+            pending: Pending::None,
+            clause: 0,
+            phrase: 0,
+            in_token: false,
+            script: Script::Other,
+            token_start: 0,
+            latin: false,
+            leet: false,
+            cyrillic: false,
+        }
+    }
+}
+
+#[inline]
+fn is_leet(c: char) -> bool {
+    matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '@' | '$')
+}
+
+#[inline]
+fn is_cyrillic(c: char) -> bool {
+    ('\u{0400}'..='\u{04FF}').contains(&c) || c == 'ԁ'
+}
+
+/// Full-width ASCII forms and the ideographic space, as ASCII.
+#[inline]
+fn fold_width(c: char) -> char {
+    if c.is_ascii() {
+        return c;
+    }
+    match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        '\u{3000}' => ' ',
+        _ => c,
+    }
+}
+
+/// Characters that are dropped without separating anything.
+#[inline]
+fn is_ignorable(c: char) -> bool {
+    !c.is_ascii()
+        && matches!(c,
+            '\u{00AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}'
+            | '\u{0300}'..='\u{036F}'               // combining diacritical marks
+            | '\u{0640}'                            // Arabic tatweel
+            | '\u{064B}'..='\u{065F}' | '\u{0670}'  // Arabic tashkeel
+            | '\u{093C}'                            // Devanagari nukta
+            | '\u{3099}' | '\u{309A}'               // combining kana voicing marks
+        )
+}
+
+fn script_of(c: char) -> Script {
+    match c {
+        '\u{3040}'..='\u{30FF}'
+        | '\u{31F0}'..='\u{31FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{FF66}'..='\u{FF9F}'
+        | '\u{3005}' => Script::Dense,
+        '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' => Script::Hangul,
+        _ => Script::Other,
+    }
+}
+
+#[inline]
+fn classify(c: char, prev: Option<char>, next: Option<char>) -> Class {
+    if c.is_ascii_alphanumeric() {
+        return Class::Word(Script::Other);
+    }
+    if c == ' ' {
+        return Class::Separator;
+    }
+    match c {
+        '@' | '$' => {
+            // Part of a word when next to one: `p@ss`, `pa$$word`.
+            let wordy =
+                |o: Option<char>| o.is_some_and(|x| x.is_ascii_alphanumeric() || x == '@' || x == '$');
+            if wordy(prev) || wordy(next) { Class::Word(Script::Other) } else { Class::Separator }
+        }
+        '.' | '…' => {
+            if next.is_none_or(|n| n.is_whitespace()) {
+                Class::ClauseEnd
+            } else {
+                Class::Separator
+            }
+        }
+        ',' | '，' | '،' => Class::Comma,
+        '!' | '?' | ';' | '(' | ')' | '[' | ']' | '{' | '}' | '\n' | '\r' | '—' | '–' | '•' | '|' | '¿'
+        | '¡' | '。' | '！' | '？' | '；' | '（' | '）' | '「' | '」' | '『' | '』' | '【' | '】' | '؛'
+        | '؟' | '।' | '॥' => Class::ClauseEnd,
+        '\u{0900}'..='\u{0963}' | '\u{0966}'..='\u{097F}' => Class::Word(Script::Other),
+        _ if c.is_alphanumeric() => Class::Word(script_of(c)),
+        _ => Class::Separator,
+    }
+}
+
+/// A camel-case hump: `apiKey` (lower → upper) or `APIKey` (the last capital
+/// of a run that is followed by a lower-case letter).
+#[inline]
+fn camel_hump(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    let Some(prev) = prev else { return false };
+    if c.is_ascii_lowercase() || c.is_ascii_digit() || !c.is_uppercase() {
+        return false;
+    }
+    prev.is_lowercase() || (prev.is_uppercase() && next.is_some_and(char::is_lowercase))
+}
+
+enum Folded {
+    One(char),
+    Two(char, char),
+    Drop,
+}
+
+/// Folds a lower-case character: Latin diacritics, Cyrillic `ё`, Arabic
+/// letter variants, Devanagari nukta letters, non-ASCII digits.
+fn fold_char(c: char) -> Folded {
+    use Folded::{Drop, One, Two};
+    let one = match c {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => 'a',
+        'æ' => return Two('a', 'e'),
+        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => 'c',
+        'ď' | 'đ' | 'ð' => 'd',
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => 'e',
+        'ĝ' | 'ğ' | 'ġ' | 'ģ' => 'g',
+        'ĥ' | 'ħ' => 'h',
+        'ì' | 'í' | 'î' | 'ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => 'i',
+        'ĵ' => 'j',
+        'ķ' => 'k',
+        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => 'l',
+        'ñ' | 'ń' | 'ņ' | 'ň' => 'n',
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => 'o',
+        'œ' => return Two('o', 'e'),
+        'ŕ' | 'ŗ' | 'ř' => 'r',
+        'ś' | 'ŝ' | 'ş' | 'š' | 'ș' => 's',
+        'ß' => return Two('s', 's'),
+        'ţ' | 'ť' | 'ŧ' | 'ț' => 't',
+        'ù' | 'ú' | 'û' | 'ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => 'u',
+        'ŵ' => 'w',
+        'ý' | 'ÿ' | 'ŷ' => 'y',
+        'ź' | 'ż' | 'ž' => 'z',
+        'ё' => 'е',
+        'أ' | 'إ' | 'آ' | 'ٱ' => 'ا',
+        'ة' => 'ه',
+        'ى' => 'ي',
+        '\u{0958}' => 'क',
+        '\u{0959}' => 'ख',
+        '\u{095A}' => 'ग',
+        '\u{095B}' => 'ज',
+        '\u{095C}' => 'ड',
+        '\u{095D}' => 'ढ',
+        '\u{095E}' => 'फ',
+        '\u{095F}' => 'य',
+        '\u{0660}'..='\u{0669}' => digit(c as u32 - 0x0660),
+        '\u{06F0}'..='\u{06F9}' => digit(c as u32 - 0x06F0),
+        '\u{0966}'..='\u{096F}' => digit(c as u32 - 0x0966),
+        '\u{0300}'..='\u{036F}' => return Drop,
+        _ => c,
+    };
+    One(one)
+}
+
+fn digit(d: u32) -> char {
+    char::from_digit(d, 10).unwrap_or('0')
+}
+
+/// Leetspeak and Cyrillic look-alikes, in a token holding Latin letters.
+fn fold_token(buf: &mut [(char, u32)]) {
+    let (mut latin, mut cyrillic, mut leet) = (false, false, false);
+    for &(c, _) in buf.iter() {
+        latin |= c.is_ascii_alphabetic();
+        cyrillic |= is_cyrillic(c);
+        leet |= is_leet(c);
+    }
+    if !latin || !(cyrillic || leet) {
+        return;
+    }
+    if cyrillic {
+        fold_lookalikes(buf);
+    }
+    if leet {
+        fold_leet(buf);
+    }
+}
+
+/// Cyrillic letters that look like Latin ones, in a token of Latin letters.
+fn fold_lookalikes(buf: &mut [(char, u32)]) {
+    for (c, _) in buf.iter_mut() {
+        *c = match *c {
+            'а' => 'a',
+            'е' => 'e',
+            'о' => 'o',
+            'р' => 'p',
+            'с' => 'c',
+            'у' => 'y',
+            'х' => 'x',
+            'к' => 'k',
+            'і' => 'i',
+            'ј' => 'j',
+            'ѕ' => 's',
+            'ԁ' => 'd',
+            'һ' => 'h',
+            other => other,
+        };
+    }
+}
+
+/// Leetspeak, except in a trailing run of digits.
+fn fold_leet(buf: &mut [(char, u32)]) {
+    let mut core = buf.len();
+    while core > 0 && buf[core - 1].0.is_ascii_digit() {
+        core -= 1;
+    }
+    for (c, _) in &mut buf[..core] {
+        *c = match *c {
+            '0' => 'o',
+            '1' => 'i',
+            '3' => 'e',
+            '4' | '@' => 'a',
+            '5' | '$' => 's',
+            '7' => 't',
+            other => other,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> String {
+        let mut n = Norm::default();
+        n.build(s);
+        n.text
+    }
+
+    #[test]
+    fn separators_and_case() {
+        assert_eq!(norm("api_key"), "api key");
+        assert_eq!(norm("x-api-key"), "x api key");
+        assert_eq!(norm("apiKey"), "api key");
+        assert_eq!(norm("APIKey"), "api key");
+        assert_eq!(norm("X-API-KEY"), "x api key");
+        assert_eq!(norm("API密钥"), "api 密钥");
+        assert_eq!(norm("ＰＡＳＳＷＯＲＤ"), "password");
+        assert_eq!(norm("Contraseña"), "contrasena");
+        assert_eq!(norm("Şifrenizi"), "sifrenizi");
+        assert_eq!(norm("İstanbul"), "istanbul");
+        assert_eq!(norm("Straße"), "strasse");
+        assert_eq!(norm("pass\u{200B}word"), "password");
+    }
+
+    #[test]
+    fn leetspeak() {
+        assert_eq!(norm("p4ssw0rd"), "password");
+        assert_eq!(norm("P@$$w0rd"), "password");
+        assert_eq!(norm("pin1"), "pin1");
+        assert_eq!(norm("passw0rd123"), "password123");
+        assert_eq!(norm("2fa"), "2fa");
+        assert_eq!(norm("$100"), "$100");
+        assert_eq!(norm("costs $ 5"), "costs 5");
+        assert_eq!(norm("pаssword"), "password");
+    }
+
+    #[test]
+    fn clauses() {
+        let mut n = Norm::default();
+        n.build("Never share it. Enter your password, then the PIN");
+        assert_eq!(n.text, "never share it|enter your password then the pin");
+        assert_eq!(n.tokens[2].clause, 0);
+        assert_eq!(n.tokens[3].clause, 1);
+        assert_ne!(n.tokens[5].phrase, n.tokens[6].phrase);
+        assert_eq!(norm("v1.2 e.g. x"), "v1 2 e g|x");
+    }
+}

@@ -1,0 +1,379 @@
+//! Values that look like secrets: vendor key prefixes, PEM private keys,
+//! JSON Web Tokens, and payment card numbers (13 to 19 digits that pass the
+//! Luhn check). A field whose default (or one of whose options) holds such a
+//! value is fishing: a legitimate form never pre-fills a live secret.
+
+use super::Category;
+
+/// A secret-looking value found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SecretValue {
+    pub category: Category,
+    /// What it looks like, for the explanation (`"a Stripe secret key"`).
+    pub what: &'static str,
+    /// Byte range in the text.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A vendor prefix, the characters that may follow it and how many must.
+struct Prefix {
+    prefix: &'static str,
+    category: Category,
+    what: &'static str,
+    min_tail: usize,
+    tail: fn(u8) -> bool,
+}
+
+fn alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+fn alnum_underscore(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn token_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
+}
+
+fn upper_digit(b: u8) -> bool {
+    b.is_ascii_uppercase() || b.is_ascii_digit()
+}
+
+fn bearer_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'~' | b'+' | b'/' | b'=')
+}
+
+const PREFIXES: &[Prefix] = &[
+    Prefix {
+        prefix: "sk_live_",
+        category: Category::ApiKey,
+        what: "a Stripe secret key",
+        min_tail: 10,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "sk_test_",
+        category: Category::ApiKey,
+        what: "a Stripe secret key",
+        min_tail: 10,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "rk_live_",
+        category: Category::ApiKey,
+        what: "a Stripe restricted key",
+        min_tail: 10,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "rk_test_",
+        category: Category::ApiKey,
+        what: "a Stripe restricted key",
+        min_tail: 10,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "whsec_",
+        category: Category::ClientSecret,
+        what: "a webhook signing secret",
+        min_tail: 16,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "ghp_",
+        category: Category::AccessToken,
+        what: "a GitHub token",
+        min_tail: 20,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "gho_",
+        category: Category::AccessToken,
+        what: "a GitHub token",
+        min_tail: 20,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "ghu_",
+        category: Category::AccessToken,
+        what: "a GitHub token",
+        min_tail: 20,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "ghs_",
+        category: Category::AccessToken,
+        what: "a GitHub token",
+        min_tail: 20,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "ghr_",
+        category: Category::AccessToken,
+        what: "a GitHub token",
+        min_tail: 20,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "github_pat_",
+        category: Category::AccessToken,
+        what: "a GitHub token",
+        min_tail: 20,
+        tail: alnum_underscore,
+    },
+    Prefix {
+        prefix: "glpat-",
+        category: Category::AccessToken,
+        what: "a GitLab token",
+        min_tail: 20,
+        tail: token_char,
+    },
+    Prefix {
+        prefix: "xoxb-",
+        category: Category::AccessToken,
+        what: "a Slack token",
+        min_tail: 10,
+        tail: token_char,
+    },
+    Prefix {
+        prefix: "xoxp-",
+        category: Category::AccessToken,
+        what: "a Slack token",
+        min_tail: 10,
+        tail: token_char,
+    },
+    Prefix {
+        prefix: "xoxa-",
+        category: Category::AccessToken,
+        what: "a Slack token",
+        min_tail: 10,
+        tail: token_char,
+    },
+    Prefix {
+        prefix: "xoxs-",
+        category: Category::AccessToken,
+        what: "a Slack token",
+        min_tail: 10,
+        tail: token_char,
+    },
+    Prefix {
+        prefix: "npm_",
+        category: Category::AccessToken,
+        what: "an npm token",
+        min_tail: 36,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "hf_",
+        category: Category::AccessToken,
+        what: "a Hugging Face token",
+        min_tail: 30,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "AKIA",
+        category: Category::ApiKey,
+        what: "an AWS access key",
+        min_tail: 16,
+        tail: upper_digit,
+    },
+    Prefix {
+        prefix: "ASIA",
+        category: Category::ApiKey,
+        what: "an AWS access key",
+        min_tail: 16,
+        tail: upper_digit,
+    },
+    Prefix {
+        prefix: "AIza",
+        category: Category::ApiKey,
+        what: "a Google API key",
+        min_tail: 35,
+        tail: token_char,
+    },
+    Prefix {
+        prefix: "sk-",
+        category: Category::ApiKey,
+        what: "an OpenAI or Anthropic API key",
+        min_tail: 20,
+        tail: token_char,
+    },
+    Prefix {
+        prefix: "xprv",
+        category: Category::PrivateKey,
+        what: "an extended private key",
+        min_tail: 100,
+        tail: alnum,
+    },
+    Prefix {
+        prefix: "Bearer ",
+        category: Category::AccessToken,
+        what: "a bearer token",
+        min_tail: 20,
+        tail: bearer_char,
+    },
+    Prefix {
+        prefix: "eyJ",
+        category: Category::AccessToken,
+        what: "a JSON Web Token",
+        min_tail: 30,
+        tail: bearer_char,
+    },
+];
+
+/// Finds secret-looking values in `text`, in order.
+pub(crate) fn find(text: &str, out: &mut Vec<SecretValue>) {
+    let bytes = text.as_bytes();
+    if bytes.len() < 13 {
+        return;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_start = text.is_char_boundary(i) && (i == 0 || !token_char(bytes[i - 1]));
+        if !at_start {
+            i += 1;
+            continue;
+        }
+        if let Some(found) = prefixed(bytes, i).or_else(|| pem(text, i)).or_else(|| card_number(bytes, i)) {
+            i = found.end;
+            out.push(found);
+            continue;
+        }
+        i += 1;
+    }
+}
+
+fn prefixed(bytes: &[u8], at: usize) -> Option<SecretValue> {
+    let rest = &bytes[at..];
+    for p in PREFIXES {
+        if !rest.starts_with(p.prefix.as_bytes()) {
+            continue;
+        }
+        let tail = rest[p.prefix.len()..].iter().take_while(|&&b| (p.tail)(b)).count();
+        if tail < p.min_tail {
+            continue;
+        }
+        if p.prefix == "eyJ" && !looks_like_jwt(&rest[..p.prefix.len() + tail]) {
+            continue;
+        }
+        return Some(SecretValue {
+            category: p.category,
+            what: p.what,
+            start: at,
+            end: at + p.prefix.len() + tail,
+        });
+    }
+    None
+}
+
+/// `header.payload.signature`, each part non-empty base64url.
+fn looks_like_jwt(value: &[u8]) -> bool {
+    let mut parts = value.split(|&b| b == b'.');
+    let ok = |part: Option<&[u8]>| part.is_some_and(|p| p.len() >= 4 && p.iter().all(|&b| token_char(b)));
+    ok(parts.next()) && ok(parts.next()) && ok(parts.next())
+}
+
+fn pem(text: &str, at: usize) -> Option<SecretValue> {
+    let rest = &text[at..];
+    let header = rest.strip_prefix("-----BEGIN ")?;
+    let line_end = header.find("-----")?;
+    let label = &header[..line_end];
+    if !label.ends_with("PRIVATE KEY") || label.len() > 40 {
+        return None;
+    }
+    let end = at + "-----BEGIN ".len() + line_end + "-----".len();
+    Some(SecretValue { category: Category::PrivateKey, what: "a PEM private key", start: at, end })
+}
+
+/// 13 to 19 digits, optionally grouped by single spaces or hyphens, that
+/// pass the Luhn check and are not all one digit.
+fn card_number(bytes: &[u8], at: usize) -> Option<SecretValue> {
+    if !bytes[at].is_ascii_digit() {
+        return None;
+    }
+    let mut digits = [0u8; 19];
+    let mut n = 0;
+    let mut i = at;
+    let mut end = at;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_digit() {
+            if n == 19 {
+                return None;
+            }
+            digits[n] = b - b'0';
+            n += 1;
+            i += 1;
+            end = i;
+        } else if (b == b' ' || b == b'-') && i + 1 < bytes.len() && bytes[i + 1].is_ascii_digit() && n > 0 {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'.') {
+        return None;
+    }
+    if !(13..=19).contains(&n) || digits[..n].iter().all(|&d| d == digits[0]) {
+        return None;
+    }
+    let sum: u32 = digits[..n]
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(k, &d)| {
+            let d = u32::from(d);
+            if k % 2 == 1 {
+                let x = d * 2;
+                if x > 9 { x - 9 } else { x }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10).then_some(SecretValue {
+        category: Category::CardNumber,
+        what: "a payment card number",
+        start: at,
+        end,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn whats(text: &str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        find(text, &mut out);
+        out.iter().map(|s| s.what).collect()
+    }
+
+    #[test]
+    fn vendor_keys_pem_jwt_cards() {
+        assert_eq!(whats("sk_live_4eC39HqLyjWDarjtT1zdp7dc"), ["a Stripe secret key"]);
+        assert_eq!(whats("ghp_16C7e42F292c6912E7710c838347Ae178B4a"), ["a GitHub token"]);
+        assert_eq!(whats("AKIAIOSFODNN7EXAMPLE"), ["an AWS access key"]);
+        assert_eq!(whats("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn"), ["a PEM private key"]);
+        assert_eq!(
+            whats(
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+            ),
+            ["a JSON Web Token"]
+        );
+        assert_eq!(whats("4242 4242 4242 4242"), ["a payment card number"]);
+        assert_eq!(whats("4111-1111-1111-1111"), ["a payment card number"]);
+    }
+
+    #[test]
+    fn ordinary_values() {
+        assert!(whats("-----BEGIN PUBLIC KEY-----").is_empty());
+        assert!(whats("4242 4242 4242 4241").is_empty());
+        assert!(whats("0000 0000 0000 0000").is_empty());
+        assert!(whats("task-skeleton-builder").is_empty());
+        assert!(whats("order 2024-01-15 shipped").is_empty());
+        assert!(whats("+1 415 555 2671 ext 12").is_empty());
+    }
+}

@@ -1,0 +1,517 @@
+//! The credential-ask detector against a hand-written corpus of elicitation
+//! requests (`tests/corpus/credential_asks.jsonl`), plus focused tests of
+//! obfuscations, hard negatives, the organisation's terms and explanations.
+//!
+//! Run `cargo test -p herald-policy --test credential_corpus -- --nocapture`
+//! to see recall, the false-positive rate and every miss and false alarm.
+
+use std::collections::BTreeMap;
+
+use herald_policy::credential::{
+    AskText, Category, CredentialDetector, CredentialHit, FieldKind, FieldPart, FieldText, HitLocation,
+};
+use herald_policy::{CredentialAskMode, CredentialAskPolicy};
+use serde::Deserialize;
+
+const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
+const MIN_RECALL: f64 = 0.97;
+const MAX_FPR: f64 = 0.02;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    lang: String,
+    label: Label,
+    message: String,
+    fields: Vec<Field>,
+    note: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Label {
+    Ask,
+    Benign,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Field {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    format: Option<String>,
+    default: Option<String>,
+    #[serde(rename = "enum", default)]
+    enum_values: Vec<String>,
+    #[serde(default)]
+    enum_labels: Vec<String>,
+    kind: FieldKind,
+}
+
+impl Entry {
+    fn ask(&self) -> AskText<'_> {
+        AskText {
+            message: &self.message,
+            fields: self
+                .fields
+                .iter()
+                .map(|f| FieldText {
+                    name: &f.name,
+                    title: f.title.as_deref(),
+                    description: f.description.as_deref(),
+                    format: f.format.as_deref(),
+                    default: f.default.clone(),
+                    enum_values: f.enum_values.iter().map(String::as_str).collect(),
+                    enum_labels: f.enum_labels.iter().map(String::as_str).collect(),
+                    kind: f.kind,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn corpus() -> Vec<Entry> {
+    CORPUS
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| serde_json::from_str(line).unwrap_or_else(|e| panic!("corpus line {}: {e}", i + 1)))
+        .collect()
+}
+
+#[test]
+fn corpus_recall_and_false_positive_rate() {
+    let detector = CredentialDetector::new(&CredentialAskPolicy::default());
+    let entries = corpus();
+
+    let mut per_lang: BTreeMap<&str, [usize; 4]> = BTreeMap::new(); // asks, caught, benign, false alarms
+    let mut misses = Vec::new();
+    let mut false_alarms = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let hits = detector.detect(&entry.ask());
+        let counts = per_lang.entry(&entry.lang).or_default();
+        match entry.label {
+            Label::Ask => {
+                counts[0] += 1;
+                if hits.is_empty() {
+                    misses.push((i + 1, entry));
+                } else {
+                    counts[1] += 1;
+                }
+            }
+            Label::Benign => {
+                counts[2] += 1;
+                if !hits.is_empty() {
+                    counts[3] += 1;
+                    false_alarms.push((i + 1, entry, hits));
+                }
+            }
+        }
+    }
+
+    let asks: usize = per_lang.values().map(|c| c[0]).sum();
+    let caught: usize = per_lang.values().map(|c| c[1]).sum();
+    let benign: usize = per_lang.values().map(|c| c[2]).sum();
+    let alarms: usize = per_lang.values().map(|c| c[3]).sum();
+    let recall = caught as f64 / asks as f64;
+    let fpr = alarms as f64 / benign as f64;
+
+    println!("lang  asks caught benign false-alarms");
+    for (lang, c) in &per_lang {
+        println!("{lang:<5} {:>4} {:>6} {:>6} {:>12}", c[0], c[1], c[2], c[3]);
+    }
+    println!("total {asks:>4} {caught:>6} {benign:>6} {alarms:>12}");
+    println!("recall {recall:.4} (min {MIN_RECALL}), false-positive rate {fpr:.4} (max {MAX_FPR})");
+    for (line, entry) in &misses {
+        println!("MISS line {line} [{}] {:?} — {}", entry.lang, entry.message, entry.note);
+    }
+    for (line, entry, hits) in &false_alarms {
+        println!("FALSE ALARM line {line} [{}] {:?} — {}", entry.lang, entry.message, entry.note);
+        for hit in hits {
+            println!("    {}", hit.explanation);
+        }
+    }
+
+    // The corpus itself must stay representative.
+    assert!(entries.len() >= 250, "corpus has {} entries", entries.len());
+    assert!(benign * 3 >= entries.len(), "at least a third of the corpus must be hard negatives");
+    for lang in ["en", "es", "fr", "de", "pt", "it", "nl", "pl", "tr", "ru", "ar", "hi", "zh", "ja", "ko"] {
+        let c = per_lang.get(lang).copied().unwrap_or_default();
+        assert!(c[0] > 0 && c[2] > 0, "{lang} needs both asks and benign entries");
+    }
+
+    assert!(recall >= MIN_RECALL, "recall {recall:.4} below {MIN_RECALL}");
+    assert!(fpr <= MAX_FPR, "false-positive rate {fpr:.4} above {MAX_FPR}");
+}
+
+/// Every built-in category is asked for somewhere in the corpus, and found.
+#[test]
+fn corpus_covers_every_category() {
+    let detector = CredentialDetector::new(&CredentialAskPolicy::default());
+    let mut seen: Vec<Category> = corpus()
+        .iter()
+        .filter(|e| e.label == Label::Ask)
+        .flat_map(|e| detector.detect(&e.ask()))
+        .map(|h| h.category)
+        .collect();
+    seen.sort();
+    seen.dedup();
+    let expected: Vec<Category> = Category::ALL.iter().copied().filter(|c| *c != Category::Custom).collect();
+    assert_eq!(seen, expected);
+}
+
+fn detector() -> CredentialDetector {
+    CredentialDetector::new(&CredentialAskPolicy::default())
+}
+
+fn text_field(name: &str) -> FieldText<'_> {
+    FieldText { name, ..FieldText::default() }
+}
+
+fn titled<'a>(name: &'a str, title: &'a str, kind: FieldKind) -> FieldText<'a> {
+    FieldText { name, title: Some(title), kind, ..FieldText::default() }
+}
+
+fn categories(hits: &[CredentialHit]) -> Vec<Category> {
+    let mut c: Vec<Category> = hits.iter().map(|h| h.category).collect();
+    c.sort();
+    c.dedup();
+    c
+}
+
+#[test]
+fn obfuscations_are_caught() {
+    let d = detector();
+    let cases: &[(&str, Category)] = &[
+        ("pwd", Category::Password),
+        ("passwd", Category::Password),
+        ("p4ssw0rd", Category::Password),
+        ("P@$$w0rd", Category::Password),
+        ("pa55word", Category::Password),
+        ("ｐａｓｓｗｏｒｄ", Category::Password),
+        ("pass\u{200B}word", Category::Password),
+        ("api_key", Category::ApiKey),
+        ("apikey", Category::ApiKey),
+        ("APIKEY", Category::ApiKey),
+        ("x-api-key", Category::ApiKey),
+        ("apiKey", Category::ApiKey),
+        ("api key", Category::ApiKey),
+        ("X-Api-Key", Category::ApiKey),
+        ("sk_live", Category::ApiKey),
+        ("2fa", Category::OneTimeCode),
+        ("2FA code", Category::OneTimeCode),
+        ("otp", Category::OneTimeCode),
+        ("OTPCode", Category::OneTimeCode),
+        ("cvv", Category::CardSecurityCode),
+        ("cvc", Category::CardSecurityCode),
+        ("t0k3n", Category::AccessToken),
+        ("s3cr3t", Category::ClientSecret),
+    ];
+    for &(name, category) in cases {
+        let ask = AskText { message: "", fields: vec![text_field(name)] };
+        let hits = d.detect(&ask);
+        assert!(hits.iter().any(|h| h.category == category), "{name:?} not caught as {category:?}: {hits:?}");
+    }
+    // In a message, with a request.
+    for message in [
+        "Please enter your p4ssw0rd",
+        "Paste your sk_live_… key below",
+        "Type the 2FA code from your phone",
+        "Reply with your OTP",
+        "Send us the CVV on the back of your card",
+        "Provide your apiKey",
+    ] {
+        assert!(!d.detect(&AskText { message, fields: vec![] }).is_empty(), "{message:?} not caught");
+    }
+}
+
+#[test]
+fn secret_values_in_defaults_are_caught() {
+    let d = detector();
+    for (default, category) in [
+        ("sk_live_51HyZa2Kx9vQ8mPq3LrT7wNc", Category::ApiKey),
+        ("ghp_16C7e42F292c6912E7710c838347Ae178B4a", Category::AccessToken),
+        ("AKIAIOSFODNN7EXAMPLE", Category::ApiKey),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow", Category::PrivateKey),
+        ("4242 4242 4242 4242", Category::CardNumber),
+    ] {
+        let field = FieldText { name: "value", default: Some(default.to_owned()), ..FieldText::default() };
+        let hits = d.detect(&AskText { message: "Confirm the settings", fields: vec![field] });
+        assert_eq!(hits.len(), 1, "{default:?}: {hits:?}");
+        assert_eq!(hits[0].category, category);
+        assert_eq!(hits[0].location, HitLocation::Field { name: "value".into(), part: FieldPart::Default });
+        assert!(!hits[0].matched.contains(&default[10..]), "the secret must not be quoted whole");
+    }
+}
+
+#[test]
+fn listed_hard_negatives_are_not_hits() {
+    let d = detector();
+    let cases: Vec<AskText<'_>> = vec![
+        AskText {
+            message: "How long should the answer be?",
+            fields: vec![titled("max_tokens", "Max tokens", FieldKind::Number)],
+        },
+        AskText {
+            message: "What is the token budget for this run?",
+            fields: vec![titled("budget", "Token budget", FieldKind::Number)],
+        },
+        AskText {
+            message: "Set the minimum password length",
+            fields: vec![titled("min", "Minimum password length", FieldKind::Number)],
+        },
+        AskText { message: "", fields: vec![titled("rotate", "Rotate the key now?", FieldKind::Boolean)] },
+        AskText {
+            message: "Drop a map pin where we should meet",
+            fields: vec![titled("pin", "Map pin", FieldKind::Text)],
+        },
+        AskText {
+            message: "Which Trello card is this about?",
+            fields: vec![titled("card", "Trello card", FieldKind::Text)],
+        },
+        AskText {
+            message: "Enter your discount code",
+            fields: vec![titled("code", "Discount code", FieldKind::Text)],
+        },
+        AskText {
+            message: "Enter your postal code",
+            fields: vec![titled("code", "Postal code", FieldKind::Text)],
+        },
+        AskText {
+            message: "Which password manager do you use?",
+            fields: vec![FieldText {
+                name: "manager",
+                kind: FieldKind::Choice,
+                enum_values: vec!["1Password", "Bitwarden", "LastPass"],
+                ..FieldText::default()
+            }],
+        },
+        AskText {
+            message: "Should I PIN the tab?",
+            fields: vec![titled("pin_tab", "PIN the tab", FieldKind::Boolean)],
+        },
+        AskText { message: "Enter the pin code of the map marker", fields: vec![] },
+        AskText { message: "Pick a card game", fields: vec![titled("game", "Card game", FieldKind::Text)] },
+        AskText {
+            message: "Choose the gift card design",
+            fields: vec![titled("design", "Gift card design", FieldKind::Text)],
+        },
+        AskText {
+            message: "Describe your password policy",
+            fields: vec![titled("policy", "Password policy", FieldKind::Text)],
+        },
+        AskText {
+            message: "Enter the token limit",
+            fields: vec![titled("limit", "Token limit", FieldKind::Number)],
+        },
+        AskText {
+            message: "Indica el límite de tokens",
+            fields: vec![titled("limite", "Límite de tokens", FieldKind::Number)],
+        },
+        AskText {
+            message: "Saisissez votre code postal",
+            fields: vec![titled("cp", "Code postal", FieldKind::Text)],
+        },
+        AskText { message: "Insérez la clé USB", fields: vec![titled("cle", "Clé USB", FieldKind::Text)] },
+        AskText {
+            message: "Haben Sie Ihren Schlüssel für die Haustür verloren?",
+            fields: vec![titled("verloren", "Schlüssel verloren", FieldKind::Boolean)],
+        },
+        AskText { message: "We will never ask you to enter your password.", fields: vec![] },
+    ];
+    for ask in &cases {
+        let hits = d.detect(ask);
+        assert!(hits.is_empty(), "false alarm on {ask:?}: {hits:#?}");
+    }
+}
+
+#[test]
+fn extra_terms_count_as_custom_asks() {
+    let policy = CredentialAskPolicy {
+        extra_terms: vec!["badge number".into(), "Vault token".into()],
+        ..CredentialAskPolicy::default()
+    };
+    let d = CredentialDetector::new(&policy);
+    let hits = d.detect(&AskText {
+        message: "Please enter your badge number",
+        fields: vec![titled("badge", "Badge number", FieldKind::Number)],
+    });
+    assert_eq!(categories(&hits), [Category::Custom]);
+    assert_eq!(hits.len(), 2);
+    assert_eq!(hits[0].location, HitLocation::Message);
+    assert!(hits[0].explanation.contains("organisation term \"badge number\""), "{}", hits[0].explanation);
+
+    // Separator- and case-insensitive, as built-in terms.
+    let hits = d.detect(&AskText { message: "", fields: vec![text_field("vault_token")] });
+    assert!(hits.iter().any(|h| h.category == Category::Custom));
+
+    // Mentioned without a request, it does not count.
+    assert!(
+        d.detect(&AskText { message: "Your badge number is printed on the card", fields: vec![] }).is_empty()
+    );
+    // Without the policy, nothing.
+    assert!(
+        detector().detect(&AskText { message: "Please enter your badge number", fields: vec![] }).is_empty()
+    );
+}
+
+#[test]
+fn allow_terms_silence_hits() {
+    let ask = AskText {
+        message: "Enter the demo password shown on the conference screen",
+        fields: vec![
+            titled("demo_password", "Demo password", FieldKind::Text),
+            titled("pwd", "Password", FieldKind::Text),
+        ],
+    };
+    // The message, and the name and title of both fields.
+    assert_eq!(detector().detect(&ask).len(), 5);
+
+    let policy =
+        CredentialAskPolicy { allow_terms: vec!["demo password".into()], ..CredentialAskPolicy::default() };
+    let hits = CredentialDetector::new(&policy).detect(&ask);
+    // Only the plain `Password` field remains: the allow-listed phrase is
+    // not around it.
+    assert_eq!(hits.len(), 2, "{hits:#?}");
+    assert!(hits.iter().all(|h| matches!(&h.location, HitLocation::Field { name, .. } if name == "pwd")));
+
+    // An allow-listed term silences a secret-looking default too.
+    let policy =
+        CredentialAskPolicy { allow_terms: vec!["sk_test".into()], ..CredentialAskPolicy::default() };
+    let field = FieldText {
+        name: "v",
+        default: Some("sk_test_4eC39HqLyjWDarjtT1zdp7dc".into()),
+        ..FieldText::default()
+    };
+    assert!(
+        CredentialDetector::new(&policy).detect(&AskText { message: "", fields: vec![field] }).is_empty()
+    );
+}
+
+#[test]
+fn hits_explain_themselves() {
+    let d = detector();
+    let ask = AskText {
+        message: "Para continuar, ingrese su contraseña.",
+        fields: vec![
+            titled("user", "Usuario", FieldKind::Text),
+            FieldText {
+                name: "clave",
+                title: Some("Contraseña"),
+                format: Some("password"),
+                ..FieldText::default()
+            },
+            FieldText {
+                name: "code",
+                description: Some("The 6-digit code we sent to your phone"),
+                kind: FieldKind::Number,
+                ..FieldText::default()
+            },
+        ],
+    };
+    let hits = d.detect(&ask);
+    let summary: Vec<(HitLocation, Category, &str)> =
+        hits.iter().map(|h| (h.location.clone(), h.category, h.matched.as_str())).collect();
+    let field = |name: &str, part| HitLocation::Field { name: name.into(), part };
+    assert_eq!(
+        summary,
+        [
+            (HitLocation::Message, Category::Password, "contraseña"),
+            (field("clave", FieldPart::Name), Category::Password, "clave"),
+            (field("clave", FieldPart::Title), Category::Password, "Contraseña"),
+            (field("clave", FieldPart::Format), Category::Password, "password"),
+            (field("code", FieldPart::Name), Category::OneTimeCode, "code"),
+            (field("code", FieldPart::Description), Category::OneTimeCode, "digit code"),
+        ]
+    );
+    assert!(hits[0].explanation.contains("the message asks for a password"), "{}", hits[0].explanation);
+    assert!(hits[0].explanation.contains("\"ingrese\""), "{}", hits[0].explanation);
+    assert!(hits[2].explanation.contains("field \"clave\" (title)"), "{}", hits[2].explanation);
+
+    let json = serde_json::to_value(&hits[2]).expect("serializable");
+    assert_eq!(json["location"], serde_json::json!({"in": "field", "name": "clave", "part": "title"}));
+    assert_eq!(json["category"], "password");
+    assert_eq!(
+        serde_json::to_value(&hits[0].location).expect("serializable"),
+        serde_json::json!({"in": "message"})
+    );
+    assert_eq!(Category::CardSecurityCode.as_str(), "card_security_code");
+    assert_eq!(serde_json::to_value(FieldPart::EnumLabel).expect("serializable"), "enum_label");
+}
+
+#[test]
+fn one_hit_per_location_and_category() {
+    let hits = detector().detect(&AskText {
+        message: "Enter your password. Then type the password again. Password please: enter it",
+        fields: vec![],
+    });
+    assert_eq!(hits.len(), 1, "{hits:#?}");
+}
+
+#[test]
+fn field_kind_decides_whether_the_field_can_hold_the_secret() {
+    let d = detector();
+    let one = |field: FieldText<'_>| d.detect(&AskText { message: "", fields: vec![field] });
+    assert!(one(titled("password_length", "Password", FieldKind::Number)).is_empty());
+    assert!(!one(titled("pin", "PIN", FieldKind::Number)).is_empty());
+    assert!(one(titled("api_key", "API key", FieldKind::Boolean)).is_empty());
+    let months = vec!["01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"];
+    let choice = |title, values| FieldText {
+        name: "x",
+        title: Some(title),
+        kind: FieldKind::Choice,
+        enum_values: values,
+        ..FieldText::default()
+    };
+    assert!(!one(choice("Card expiry month", months)).is_empty());
+    assert!(one(choice("Password", vec!["Strong", "Weak"])).is_empty());
+}
+
+#[test]
+fn context_settles_ambiguous_terms() {
+    let d = detector();
+    // `expiry date` alone is not a card's.
+    let passport = AskText { message: "Passport details", fields: vec![text_field("expiry_date")] };
+    assert!(d.detect(&passport).is_empty());
+    let card = AskText {
+        message: "Card details",
+        fields: vec![text_field("card_number"), text_field("expiry_date")],
+    };
+    assert_eq!(categories(&d.detect(&card)), [Category::CardNumber, Category::CardExpiry]);
+    // `security code` is a card's with a card, a one-time code otherwise.
+    let sms = AskText { message: "We texted you", fields: vec![text_field("security_code")] };
+    assert_eq!(categories(&d.detect(&sms)), [Category::OneTimeCode]);
+    let cvv = AskText { message: "Pay by card", fields: vec![text_field("security_code")] };
+    assert_eq!(categories(&d.detect(&cvv)), [Category::CardSecurityCode]);
+    // A bare `code` needs something being sent.
+    assert!(d.detect(&AskText { message: "Code review", fields: vec![text_field("code")] }).is_empty());
+}
+
+#[test]
+fn mode_off_looks_for_nothing() {
+    let policy = CredentialAskPolicy { mode: CredentialAskMode::Off, ..CredentialAskPolicy::default() };
+    let d = CredentialDetector::new(&policy);
+    assert_eq!(d.mode(), CredentialAskMode::Off);
+    assert!(
+        d.detect(&AskText { message: "Enter your password", fields: vec![text_field("password")] })
+            .is_empty()
+    );
+}
+
+#[test]
+fn long_repetitive_input_gives_one_hit_per_category() {
+    let message = "Enter your password and PIN, then type the code we sent. ".repeat(400);
+    let benign = "Which password manager do you use? Pin the tab. ".repeat(400);
+    let d = detector();
+    let hits = d.detect(&AskText { message: &message, fields: vec![] });
+    assert_eq!(categories(&hits), [Category::Password, Category::OneTimeCode, Category::Pin]);
+    assert_eq!(hits.len(), 3);
+    assert!(d.detect(&AskText { message: &benign, fields: vec![] }).is_empty());
+}
+
+#[test]
+fn detector_is_shareable_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CredentialDetector>();
+}
