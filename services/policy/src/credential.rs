@@ -619,6 +619,20 @@ impl CredentialDetector {
                 .filter(|&(o, reach, distance)| distance <= reach && !blocked(o))
                 .min_by_key(|&(_, _, distance)| distance)
                 .map(|(o, _, _)| (o.pat, o.start, o.end));
+            // A request that is itself negated asks for nothing ("do not give
+            // us your phone number, pin, or other sensitive info").
+            let negated_cue = cue.is_some_and(|(_, cue_start, _)| {
+                around.iter().any(|o| {
+                    matches!(o.kind, Kind::Negation(_))
+                        && o.end <= cue_start
+                        && phrase(o.start) == phrase(cue_start)
+                        && !blocked(o)
+                })
+            });
+            if negated_cue {
+                reading.silenced.push(category);
+                continue;
+            }
             // A description that opens with the term names the value, unless
             // it goes on to negate it ("Passwords must not be entered here")
             // or to say something about it ("Credentials are managed by IT").

@@ -515,3 +515,24 @@ fn detector_is_shareable_across_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<CredentialDetector>();
 }
+
+/// server-everything's every-variant form warns people off sensitive data in
+/// a field description; that is a mention, not an ask.
+#[test]
+fn a_description_that_warns_against_sharing_a_pin_is_not_an_ask() {
+    use herald_policy::credential::{AskText, CredentialDetector};
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "integer": {
+                "title": "Integer", "type": "integer", "minimum": 1, "maximum": 100, "default": 42,
+                "description": "Your favorite integer (do not give us your phone number, pin, or other sensitive info)"
+            },
+            "email": { "title": "String with email format", "type": "string", "format": "email",
+                       "description": "Your email address (will be verified, and never shared with anyone else)" }
+        }
+    });
+    let ask = AskText::from_schema("Please provide inputs for the following fields:", &schema);
+    let hits = CredentialDetector::new(&herald_policy::CredentialAskPolicy::default()).detect(&ask);
+    assert!(hits.is_empty(), "{hits:?}");
+}

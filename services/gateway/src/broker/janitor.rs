@@ -90,7 +90,7 @@ pub fn spawn(broker: &Arc<Broker>) -> tokio::task::JoinHandle<()> {
             ticks.tick().await;
             let Some(broker) = broker.upgrade() else { return };
             sweep(&broker).await;
-            if round % RETENTION_EVERY == 0 {
+            if round.is_multiple_of(RETENTION_EVERY) {
                 purge(&broker).await;
             }
             round = round.wrapping_add(1);

@@ -187,3 +187,87 @@ async fn serve_demo_prints_how_to_call_it_and_the_whole_flow_works() {
     child.kill().await.unwrap();
     let _ = std::fs::remove_dir_all(cwd);
 }
+
+/// Rate caps hold across replicas: two `herald` processes on one PostgreSQL
+/// count into the same windows. (SQLite allows one process per file; there
+/// the second replica refuses to start, which the test above checks.)
+#[tokio::test]
+async fn two_replicas_on_postgresql_enforce_one_org_cap() {
+    let db = TestDb::create().await;
+    if !matches!(db, TestDb::Postgres { .. }) {
+        eprintln!(
+            "two_replicas_on_postgresql_enforce_one_org_cap: needs HERALD_TEST_DATABASE_URL (PostgreSQL)"
+        );
+        return;
+    }
+    let created = bootstrap(&db, "acme", "owner@example.com", PASSWORD).await;
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let cwd = temp_dir();
+        let mut child = herald(&cwd)
+            .env("HERALD_DATABASE_URL", db.url())
+            .env("HERALD_SECRET_KEY", "two-replicas-share-this-secret-key-0123456789")
+            .spawn()
+            .unwrap();
+        let (listen, _) = serving(&mut child).await;
+        replicas.push((child, format!("http://{listen}")));
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
+
+    // Set up through the first replica: the demo server, a cap of 3 an hour, a token.
+    let owner = crate::support::Session {
+        base: replicas[0].1.clone(),
+        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
+        bearer: None,
+    };
+    let login = owner
+        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
+        .await;
+    assert_eq!(login.status(), StatusCode::OK);
+    crate::mcp_support::register(&owner, "demo", "Demo Server", &demo.url()).await;
+    let capped =
+        owner.put("/api/v1/orgs/acme/policy", &json!({ "rate_caps": { "per_org_per_hour": 3 } })).await;
+    assert_eq!(capped.status(), StatusCode::OK);
+    let token =
+        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+
+    let mut dashboards = Vec::new();
+    for (_, base) in &replicas {
+        dashboards.push(crate::mcp_support::Dashboard::open_at(base, &token).await);
+    }
+    let (mut shown, mut refused) = (0, 0);
+    let mut waiting = Vec::new();
+    for i in 0..8 {
+        let replica = i % 2;
+        let agent = crate::mcp_support::Agent::modern_at(&replicas[replica].1, "acme", &token, "demo");
+        let mut call = tokio::spawn(async move {
+            let arguments = json!({ "service": format!("svc-{i}"), "environment": "staging" });
+            crate::mcp_support::text(&agent.call(1, "deploy", arguments).await)
+        });
+        tokio::select! {
+            created = dashboards[replica].next_of("elicitation.created") => {
+                assert_eq!(created["tool"], "deploy");
+                shown += 1;
+                waiting.push(call);
+            }
+            result = &mut call => {
+                assert_eq!(result.unwrap(), "Deployment cancelled by the user");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!((shown, refused), (3, 5), "one cap of 3 across both replicas");
+    let log = body(owner.get("/api/v1/orgs/acme/audit?reason=rate_capped").await).await;
+    assert_eq!(log["entries"].as_array().unwrap().len(), 5);
+    for call in waiting {
+        call.abort();
+    }
+    for (mut child, _) in replicas {
+        child.kill().await.unwrap();
+    }
+}
