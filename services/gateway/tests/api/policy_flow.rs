@@ -173,3 +173,69 @@ async fn url_rules_refuse_denied_domains() {
     assert!(result.to_lowercase().contains("cancel"), "{result}");
     assert_eq!(latest(&w.owner).await["reason"], "url_refused");
 }
+
+#[tokio::test]
+async fn cutting_a_server_off_ends_its_question_at_once_and_refuses_further_calls() {
+    let w = world().await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let pending = call(&w, "deploy", deploy("staging"));
+    dashboard.next_of("elicitation.created").await;
+    let cut =
+        w.owner.post("/api/v1/orgs/acme/servers/demo/cut-off", &json!({ "reason": "compromised" })).await;
+    assert_eq!(cut.status(), 200);
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(
+        (resolved["decided_by"].clone(), resolved["reason"].clone()),
+        (json!("policy"), json!("cut_off"))
+    );
+    assert_eq!(pending.await.unwrap(), "Deployment cancelled by the user");
+    let refused = reqwest::Client::new()
+        .post(w.app.url("/mcp/acme/demo"))
+        .bearer_auth(&w.token)
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+}
+
+#[tokio::test]
+async fn accepted_content_is_erased_after_the_retention_period_and_the_record_stays() {
+    let w = world().await;
+    set_policy(&w.owner, json!({ "retention": { "accepted_content_days": 1 } })).await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    let pending = call(&w, "deploy", deploy("staging"));
+    let shown = dashboard.next_of("elicitation.created").await;
+    dashboard.respond(&shown["id"], "accept", Some(json!({ "confirm": true, "note": "ship it" }))).await;
+    pending.await.unwrap();
+    // Nothing is old enough yet: the sweep keeps it.
+    herald_gateway::broker::janitor::purge(&w.app.state.broker).await;
+    assert_eq!(latest(&w.owner).await["content"]["note"], "ship it");
+    // Two days later (as far as the records are concerned), it goes; the record stays.
+    let id: uuid::Uuid = shown["id"].as_str().unwrap().parse().unwrap();
+    let org = w
+        .app
+        .state
+        .store
+        .membership(
+            "acme",
+            w.app.state.store.user_by_email("owner@example.com").await.unwrap().unwrap().user.id,
+        )
+        .await
+        .unwrap()
+        .unwrap()
+        .org
+        .id;
+    let erased = w
+        .app
+        .state
+        .store
+        .purge_accepted_content(org, time::OffsetDateTime::now_utc() + time::Duration::days(2))
+        .await
+        .unwrap();
+    assert_eq!(erased, 1);
+    let record = body(w.owner.get(&format!("/api/v1/orgs/acme/elicitations/{id}")).await).await;
+    assert_eq!(record["content"], json!(null));
+    assert_eq!((record["action"].clone(), record["decided_by"].clone()), (json!("accept"), json!("user")));
+}
