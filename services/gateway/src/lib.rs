@@ -17,3 +17,4 @@ pub mod domain;
 pub mod proxy;
 pub mod storage;
 pub mod telemetry;
+pub mod web;

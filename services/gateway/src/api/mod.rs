@@ -81,6 +81,11 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(API_BODY_LIMIT));
 
     Router::new()
+        .route("/", get(crate::web::page))
+        .route("/login", get(crate::web::page))
+        .route("/setup", get(crate::web::page))
+        .route("/invite", get(crate::web::page))
+        .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .nest("/api/v1", api)

@@ -19,3 +19,4 @@ mod servers;
 mod storage;
 mod support;
 mod tokens;
+mod web;

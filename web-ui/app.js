@@ -1,0 +1,171 @@
+// Herald's dashboard (first pages): sign-in, first-run setup, accepting an
+// invite, and the account overview. Plain ES modules; nothing a server or a
+// user typed is ever inserted as markup (textContent only).
+
+const app = document.getElementById("app");
+const nav = document.getElementById("nav");
+
+/** Creates an element: el("p", {class: "x"}, "text", child, …). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === false || value == null) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child == null) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+async function api(method, path, body) {
+  const response = await fetch(`/api/v1${path}`, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!response.ok) throw Object.assign(new Error(data?.detail ?? response.statusText), { problem: data });
+  return data;
+}
+
+/** The `#token=` secret of a one-time link (never sent in a URL). */
+function linkToken() {
+  return new URLSearchParams(location.hash.slice(1)).get("token") ?? "";
+}
+
+function show(...nodes) {
+  app.replaceChildren(...nodes);
+  app.focus();
+}
+
+/** A form whose fields are [name, label, type, help?]; shows field errors next to fields. */
+function form(title, intro, fields, submitLabel, onSubmit) {
+  const banner = el("div", { class: "banner", role: "alert", hidden: true });
+  const inputs = {};
+  const errors = {};
+  const rows = fields.map(([name, label, type, help, value]) => {
+    const id = `f-${name}`;
+    inputs[name] = el("input", {
+      id, name, type, value: value ?? "", required: true,
+      autocomplete: type === "password" ? (name === "password" && title !== "Sign in" ? "new-password" : "current-password") : name,
+      "aria-describedby": `${id}-help ${id}-error`,
+    });
+    errors[name] = el("p", { class: "error", id: `${id}-error`, "aria-live": "polite" });
+    return el("div", {}, el("label", { for: id }, label), inputs[name],
+      help ? el("p", { class: "help", id: `${id}-help` }, help) : null, errors[name]);
+  });
+  const submit = el("button", { type: "submit" }, submitLabel);
+  const node = el("form", {
+    class: "card", novalidate: true,
+    onsubmit: async (event) => {
+      event.preventDefault();
+      banner.hidden = true;
+      Object.values(errors).forEach((e) => (e.textContent = ""));
+      submit.disabled = true;
+      const values = Object.fromEntries(Object.entries(inputs).map(([k, input]) => [k, input.value]));
+      try {
+        await onSubmit(values);
+      } catch (error) {
+        const fieldErrors = error.problem?.errors ?? [];
+        let placed = false;
+        for (const { field, message } of fieldErrors) {
+          if (errors[field]) { errors[field].textContent = message; placed = true; }
+        }
+        if (!placed) { banner.textContent = error.message; banner.hidden = false; }
+      } finally {
+        submit.disabled = false;
+      }
+    },
+  }, el("h1", {}, title), intro ? el("p", { class: "muted" }, intro) : null, banner, rows, submit);
+  return node;
+}
+
+async function me() {
+  try { return await api("GET", "/me"); } catch { return null; }
+}
+
+function renderNav(account) {
+  nav.replaceChildren();
+  if (!account) return;
+  nav.append(el("span", { class: "muted" }, account.user.email, " "),
+    el("button", { class: "quiet", type: "button", onclick: async () => {
+      await api("POST", "/auth/logout").catch(() => {});
+      location.assign("/login");
+    } }, "Sign out"));
+}
+
+const pages = {
+  async "/"() {
+    const account = await me();
+    if (!account) return location.replace("/login");
+    renderNav(account);
+    const list = el("ul", { class: "orgs" }, account.memberships.map((m) =>
+      el("li", {}, el("span", {}, m.org.name, " ", el("span", { class: "muted" }, `(${m.org.slug})`)),
+        el("span", { class: "muted" }, m.role))));
+    show(el("section", { class: "card" }, el("h1", {}, `Signed in as ${account.user.name}`),
+      account.memberships.length ? list : el("p", { class: "muted" }, "You are not a member of any organisation yet."),
+      el("p", { class: "help" }, "The inbox and the admin pages arrive with the full dashboard; until then, use the API (docs/api.md).")));
+  },
+
+  async "/login"() {
+    show(form("Sign in", null, [["email", "Email", "email"], ["password", "Password", "password"]], "Sign in",
+      async (values) => { await api("POST", "/auth/login", values); location.assign("/"); }));
+  },
+
+  async "/setup"() {
+    const status = await api("GET", "/setup");
+    if (!status.required) {
+      return show(el("section", { class: "card" }, el("h1", {}, "Herald is set up"),
+        el("p", {}, "This instance already has its first owner. ", el("a", { href: "/login" }, "Sign in"), ".")));
+    }
+    const token = linkToken();
+    show(form("Set up Herald", "Create the first organisation and its owner.", [
+      ["org_name", "Organisation name", "text"],
+      ["org_slug", "Organisation slug", "text", "Lowercase letters, digits and hyphens; it appears in URLs."],
+      ["name", "Your name", "text"],
+      ["email", "Your email", "email"],
+      ["password", "Password", "password", "At least 10 characters."],
+    ], "Create organisation", async (values) => {
+      await api("POST", "/setup", { token, ...values });
+      history.replaceState(null, "", "/setup");
+      location.assign("/");
+    }));
+  },
+
+  async "/invite"() {
+    const token = linkToken();
+    let invite;
+    try {
+      invite = await api("POST", "/invites/preview", { token });
+    } catch (error) {
+      return show(el("section", { class: "card" }, el("h1", {}, "This invite cannot be used"), el("p", {}, error.message)));
+    }
+    const intro = `Join ${invite.org.name} as ${invite.role} (${invite.email}).`;
+    if (invite.account_exists) {
+      const account = await me();
+      if (!account || account.user.email !== invite.email) {
+        return show(el("section", { class: "card" }, el("h1", {}, "Sign in to accept"),
+          el("p", {}, intro, " Sign in as ", invite.email, " and open the link again."),
+          el("a", { href: "/login" }, "Sign in")));
+      }
+      return show(el("section", { class: "card" }, el("h1", {}, "Accept the invite"), el("p", {}, intro),
+        el("button", { type: "button", onclick: async () => {
+          await api("POST", "/invites/accept", { token });
+          location.assign("/");
+        } }, "Accept")));
+    }
+    show(form("Accept the invite", intro, [["name", "Your name", "text"], ["password", "Password", "password", "At least 10 characters."]],
+      "Create account and join", async (values) => {
+        await api("POST", "/invites/accept", { token, ...values });
+        location.assign("/");
+      }));
+  },
+};
+
+const page = pages[location.pathname] ?? pages["/"];
+page().catch((error) => show(el("section", { class: "card" }, el("h1", {}, "Something went wrong"), el("p", {}, error.message))));
