@@ -46,14 +46,11 @@ pub mod reason {
     pub const CALLER_CANCELLED: &str = "caller_cancelled";
     pub const UPSTREAM_LOST: &str = "upstream_lost";
     pub const INTERRUPTED: &str = "interrupted";
-    pub const CUT_OFF: &str = "cut_off";
-    pub const MUTED: &str = "muted";
-    pub const CREDENTIAL_ASK: &str = "credential_ask";
-    pub const PREVIOUSLY_DECLINED: &str = "previously_declined";
-    pub const PESTERING: &str = "pestering";
-    pub const RATE_CAPPED: &str = "rate_capped";
-    pub const TOO_MANY_PENDING: &str = "too_many_pending";
-    pub const URL_REFUSED: &str = "url_refused";
+    // The policy's own reasons, as the pure decision names them.
+    pub use herald_policy::decision::reason::{
+        CREDENTIAL_ASK, CUT_OFF, MUTED, PESTERING, PREVIOUSLY_DECLINED, RATE_CAPPED, TOO_MANY_PENDING,
+        URL_REFUSED,
+    };
 }
 
 pub fn outcome(

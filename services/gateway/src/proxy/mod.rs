@@ -431,75 +431,61 @@ fn finish_later(response: Response, done: impl FnOnce() + Send + 'static) -> Res
     Response::from_parts(parts, axum::body::Body::from_stream(stream))
 }
 
+/// A legacy agent's request on its session (GET, DELETE): admitted, and the
+/// session the `Mcp-Session-Id` header names, minted for this user and server.
+async fn agent_session(
+    state: &AppState,
+    headers: &HeaderMap,
+    org: &str,
+    server: &str,
+) -> Result<(String, Arc<AgentSession>, Server), Response> {
+    let (principal, server) = admit(state, headers, org, server).await?;
+    let Some(session_id) = headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
+        return Err(StatusCode::METHOD_NOT_ALLOWED.into_response());
+    };
+    let found = session(state, &principal, &server, session_id)
+        .ok_or_else(|| StatusCode::NOT_FOUND.into_response())?;
+    Ok((session_id.to_owned(), found, server))
+}
+
+/// The standalone stream of a legacy session: the upstream's notifications.
 pub async fn get(
     State(state): State<AppState>,
     Path((org, server)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    let (principal, server) = match admit(&state, &headers, &org, &server).await {
-        Ok(admitted) => admitted,
+    let (_, session, _) = match agent_session(&state, &headers, &org, &server).await {
+        Ok(found) => found,
         Err(response) => return response,
-    };
-    let Some(session_id) = headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
-        return StatusCode::METHOD_NOT_ALLOWED.into_response();
-    };
-    let Some(session) = session(&state, &principal, &server, session_id) else {
-        return StatusCode::NOT_FOUND.into_response();
     };
     let Link::Legacy(link) = session.link.as_ref() else {
         // A modern server has no standalone stream; offer one that only keeps alive.
         return sse(futures_util::stream::pending::<Down>().boxed());
     };
-    let notes = tokio_stream_from(link.notifications.subscribe());
-    sse(notes.map(Down::Message).boxed())
-}
-
-fn tokio_stream_from(
-    mut rx: tokio::sync::broadcast::Receiver<Message>,
-) -> impl futures_util::Stream<Item = Message> + Send {
-    async_stream_lite(move |tx| async move {
+    let notes = futures_util::stream::unfold(link.notifications.subscribe(), |mut rx| async move {
         loop {
             match rx.recv().await {
-                Ok(m) => {
-                    if tx.send(m).await.is_err() {
-                        return;
-                    }
-                }
+                Ok(message) => return Some((Down::Message(message), rx)),
+                // A listener that fell behind skips what it missed.
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
             }
         }
-    })
+    });
+    sse(notes.boxed())
 }
 
-/// A stream fed by a spawned producer (ends when the consumer is dropped).
-fn async_stream_lite<T: Send + 'static, F>(
-    producer: impl FnOnce(mpsc::Sender<T>) -> F,
-) -> impl futures_util::Stream<Item = T> + Send
-where
-    F: std::future::Future<Output = ()> + Send + 'static,
-{
-    let (tx, mut rx) = mpsc::channel(16);
-    tokio::spawn(producer(tx));
-    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
-}
-
+/// Ends a legacy session, its in-flight calls and its upstream session.
 pub async fn delete(
     State(state): State<AppState>,
     Path((org, server)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    let (principal, server) = match admit(&state, &headers, &org, &server).await {
-        Ok(admitted) => admitted,
+    let (session_id, _, server) = match agent_session(&state, &headers, &org, &server).await {
+        Ok(found) => found,
         Err(response) => return response,
     };
-    let Some(session_id) = headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
-        return StatusCode::METHOD_NOT_ALLOWED.into_response();
-    };
-    if session(&state, &principal, &server, session_id).is_none() {
-        return StatusCode::NOT_FOUND.into_response();
-    }
-    let Some(session) = state.proxy.sessions.lock().expect("sessions lock").remove(session_id) else {
+    let Some(session) = state.proxy.sessions.lock().expect("sessions lock").remove(&session_id) else {
         return StatusCode::NOT_FOUND.into_response();
     };
     for (_, token) in session.in_flight.lock().expect("in-flight lock").drain() {
