@@ -2,36 +2,11 @@
 // invite, and the account overview. Plain ES modules; nothing a server or a
 // user typed is ever inserted as markup (textContent only).
 
+import { api, el } from "./dom.js";
+import { startInbox } from "./inbox.js";
+
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
-
-/** Creates an element: el("p", {class: "x"}, "text", child, …). */
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === false || value == null) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child == null) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-async function api(method, path, body) {
-  const response = await fetch(`/api/v1${path}`, {
-    method,
-    credentials: "same-origin",
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const data = text ? JSON.parse(text) : null;
-  if (!response.ok) throw Object.assign(new Error(data?.detail ?? response.statusText), { problem: data });
-  return data;
-}
 
 /** The `#token=` secret of a one-time link (never sent in a URL). */
 function linkToken() {
@@ -104,12 +79,17 @@ const pages = {
     const account = await me();
     if (!account) return location.replace("/login");
     renderNav(account);
-    const list = el("ul", { class: "orgs" }, account.memberships.map((m) =>
-      el("li", {}, el("span", {}, m.org.name, " ", el("span", { class: "muted" }, `(${m.org.slug})`)),
-        el("span", { class: "muted" }, m.role))));
-    show(el("section", { class: "card" }, el("h1", {}, `Signed in as ${account.user.name}`),
-      account.memberships.length ? list : el("p", { class: "muted" }, "You are not a member of any organisation yet."),
-      el("p", { class: "help" }, "The inbox and the admin pages arrive with the full dashboard; until then, use the API (docs/api.md).")));
+    const admin = account.memberships.find((m) => m.role !== "member");
+    if (admin) document.body.dataset.org = admin.org.slug;
+    const inbox = el("section", { class: "wide" });
+    const orgs = el("section", { class: "card" }, el("h2", {}, "Your organisations"),
+      account.memberships.length
+        ? el("ul", { class: "orgs" }, account.memberships.map((m) =>
+          el("li", {}, el("span", {}, m.org.name, " ", el("span", { class: "muted" }, `(${m.org.slug})`)),
+            el("span", { class: "muted" }, m.role))))
+        : el("p", { class: "muted" }, "You are not a member of any organisation yet."));
+    show(inbox, orgs);
+    startInbox(inbox);
   },
 
   async "/login"() {

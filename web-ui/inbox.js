@@ -1,0 +1,308 @@
+// The inbox: questions servers ask the signed-in person, live over the
+// websocket. Each question is a card in Herald's own chrome, headed by the
+// server as registered in the organisation; everything the server wrote is
+// shown as plain text (textContent), never as markup.
+
+import { api, el } from "./dom.js";
+
+const RECONNECT_MAX_MS = 30_000;
+
+export function startInbox(root) {
+  const cards = new Map(); // id -> { record, node, timer }
+  const list = el("div", { class: "inbox", "aria-label": "Questions waiting for you" });
+  const empty = el("p", { class: "muted" }, "Nothing is waiting for you. Questions from servers appear here as they are asked.");
+  const live = el("div", { class: "sr-only", "aria-live": "polite", role: "status" });
+  const notices = el("div", { class: "notices" });
+  const status = el("p", { class: "status muted", "aria-live": "polite" });
+  root.replaceChildren(el("h1", {}, "Inbox"), status, notices, empty, list, live);
+
+  const updateCount = () => {
+    const n = cards.size;
+    document.title = n ? `(${n}) Herald` : "Herald";
+    empty.hidden = n > 0;
+  };
+
+  const remove = (id, why) => {
+    const card = cards.get(id);
+    if (!card) return;
+    clearInterval(card.timer);
+    cards.delete(id);
+    const note = el("p", { class: "gone", role: "note" }, why);
+    card.node.replaceChildren(note);
+    card.node.classList.add("ended");
+    setTimeout(() => card.node.remove(), 4000);
+    updateCount();
+  };
+
+  let socket;
+  let backoff = 1000;
+  const send = (message) => socket?.readyState === WebSocket.OPEN && socket.send(JSON.stringify(message));
+
+  const connect = () => {
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1/ws`;
+    socket = new WebSocket(url);
+    socket.addEventListener("open", () => {
+      backoff = 1000;
+      status.textContent = "";
+      // The server resends everything pending: start from a clean slate.
+      for (const id of [...cards.keys()]) {
+        clearInterval(cards.get(id).timer);
+        cards.get(id).node.remove();
+        cards.delete(id);
+      }
+      updateCount();
+    });
+    socket.addEventListener("message", (event) => {
+      let message;
+      try { message = JSON.parse(event.data); } catch { return; }
+      switch (message.type) {
+        case "elicitation.created":
+          if (!cards.has(message.id)) {
+            const card = renderCard(message, send);
+            cards.set(message.id, card);
+            list.prepend(card.node);
+            live.textContent = `New question from ${message.server.name}`;
+            updateCount();
+          }
+          break;
+        case "elicitation.resolved":
+          remove(message.id, endingNote(message));
+          break;
+        case "ack":
+          remove(message.id, "Sent.");
+          break;
+        case "error":
+          cards.get(message.id)?.showError(message);
+          break;
+        case "notice":
+          notices.prepend(renderNotice(message));
+          break;
+      }
+    });
+    socket.addEventListener("close", () => {
+      status.textContent = `Connection lost; reconnecting in ${Math.round(backoff / 1000)} s…`;
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
+    });
+  };
+  connect();
+  updateCount();
+}
+
+function endingNote({ decided_by, reason, action }) {
+  if (decided_by === "user") return "Answered in another tab.";
+  if (decided_by === "timeout") return "This question expired.";
+  if (decided_by === "server") return "The server withdrew this question.";
+  if (decided_by === "caller") return "The agent that asked is gone, so the question was cancelled.";
+  if (decided_by === "policy") return `Ended by your organisation's policy (${reason}).`;
+  return `This question ended (${reason ?? action}).`;
+}
+
+function renderNotice(notice) {
+  const node = el("div", { class: "notice", role: "alert" }, el("p", {}, notice.message));
+  if (notice.kind === "credential_ask_blocked" && notice.server) {
+    node.append(el("button", { type: "button", class: "quiet", onclick: async (e) => {
+      e.target.disabled = true;
+      try {
+        await api("POST", `/orgs/${encodeURIComponent(orgOf(notice))}/servers/${encodeURIComponent(notice.server.slug)}/cut-off`,
+          { reason: "asked for a credential" });
+        node.append(el("p", { class: "muted" }, `${notice.server.name} is cut off for the organisation.`));
+      } catch (error) {
+        node.append(el("p", { class: "error" }, error.message));
+      }
+    } }, `Cut ${notice.server.name} off for everyone (admins)`));
+  }
+  node.append(el("button", { type: "button", class: "quiet", onclick: () => node.remove() }, "Dismiss notice"));
+  return node;
+}
+
+// Notices carry no org; the current page's org (set by the app) is used.
+function orgOf() {
+  return document.body.dataset.org ?? "";
+}
+
+function hostOf(url) {
+  try { return new URL(url).host; } catch { return url; }
+}
+
+function renderCard(record, send) {
+  const titleId = `q-${record.id}-title`;
+  const node = el("article", { class: "card question", "aria-labelledby": titleId, tabindex: "-1" });
+  const countdown = el("span", { class: "muted" });
+  const tick = () => {
+    const left = Math.max(0, new Date(record.expires_at) - Date.now());
+    const m = Math.floor(left / 60000);
+    const s = Math.floor((left % 60000) / 1000);
+    countdown.textContent = `${m}:${String(s).padStart(2, "0")} left`;
+  };
+  tick();
+  const timer = setInterval(tick, 1000);
+
+  const header = el("header", { class: "qhead" },
+    el("h2", { id: titleId }, record.server.name),
+    el("p", { class: "muted" }, hostOf(record.server.url), record.tool ? ` · ${record.tool}` : "", " · ", countdown));
+  const message = el("p", { class: "message" }, record.message);
+  const banner = el("div", { class: "banner", role: "alert", hidden: true });
+  node.append(header);
+  const warning = record.policy?.credential_warning;
+  if (warning?.length) {
+    node.append(el("div", { class: "warning", role: "alert" },
+      el("strong", {}, "This looks like a request for a credential. "),
+      "Herald's policy lets it through with this warning. Never type passwords, keys or codes into a server's form."));
+  }
+  node.append(message, banner);
+
+  const respond = (action, content) => send({ type: "respond", id: record.id, action, ...(content ? { content } : {}) });
+  const fieldErrors = {};
+  let collect = () => null;
+  if (record.mode === "url") {
+    node.append(renderUrl(record, respond));
+  } else {
+    const fields = record.form?.fields ?? [];
+    const controls = fields.map((field) => renderField(record.id, field, fieldErrors));
+    collect = () => {
+      const content = {};
+      for (const control of controls) {
+        const value = control.value();
+        if (value !== undefined) content[control.name] = value;
+      }
+      return content;
+    };
+    const formNode = el("form", { class: "fields", novalidate: true, onsubmit: (e) => {
+      e.preventDefault();
+      Object.values(fieldErrors).forEach((p) => (p.textContent = ""));
+      const invalid = controls.map((c) => c.check()).filter(Boolean);
+      if (invalid.length) { invalid[0].focus(); return; }
+      respond("accept", collect());
+    } }, controls.map((c) => c.node),
+      el("div", { class: "actions" },
+        el("button", { type: "submit" }, "Submit"),
+        el("button", { type: "button", class: "quiet", onclick: () => respond("decline") }, "Decline"),
+        el("button", { type: "button", class: "quiet", onclick: () => respond("cancel") }, "Dismiss")));
+    node.append(formNode);
+  }
+  node.append(el("div", { class: "actions secondary" },
+    el("button", { type: "button", class: "link", onclick: async (e) => {
+      e.target.disabled = true;
+      try {
+        await api("POST", `/orgs/${encodeURIComponent(record.org)}/mutes`, { server: record.server.slug });
+        respond("decline");
+      } catch (error) {
+        banner.textContent = error.message; banner.hidden = false; e.target.disabled = false;
+      }
+    } }, `Mute ${record.server.name}`)));
+  node.addEventListener("keydown", (e) => { if (e.key === "Escape") respond("cancel"); });
+
+  return {
+    record, node, timer,
+    showError(error) {
+      let placed = false;
+      for (const { field, message: text } of error.errors ?? []) {
+        if (fieldErrors[field]) { fieldErrors[field].textContent = text; placed = true; }
+      }
+      if (!placed) { banner.textContent = error.detail; banner.hidden = false; }
+    },
+  };
+}
+
+function renderUrl(record, respond) {
+  let parsed;
+  try { parsed = new URL(record.url); } catch { parsed = null; }
+  const shown = parsed
+    ? el("p", { class: "url" }, `${parsed.protocol}//`, el("strong", {}, parsed.host), `${parsed.pathname}${parsed.search}${parsed.hash}`)
+    : el("p", { class: "url" }, record.url);
+  const box = el("div", {}, el("p", { class: "muted" }, "The server asks you to open this address:"), shown);
+  if (record.policy?.url_flags?.length) {
+    box.append(el("div", { class: "warning", role: "alert" }, el("strong", {}, "Check this address carefully. "),
+      record.policy.url_flags.map((f) => f.type === "confusable" ? `It looks like ${f.looks_like} but is not.` : flagText(f.type)).join(" ")));
+  }
+  box.append(el("div", { class: "actions" },
+    el("button", { type: "button", onclick: () => {
+      window.open(record.url, "_blank", "noopener,noreferrer");
+      respond("accept");
+    } }, "Open in a new tab"),
+    el("button", { type: "button", class: "quiet", onclick: () => respond("decline") }, "Decline"),
+    el("button", { type: "button", class: "quiet", onclick: () => respond("cancel") }, "Dismiss")));
+  return box;
+}
+
+function flagText(type) {
+  return {
+    punycode: "Its domain is written in punycode and may imitate another.",
+    mixed_script: "Its domain mixes alphabets.",
+    ip_address: "It points at a raw IP address.",
+    non_default_port: "It uses an unusual port.",
+  }[type] ?? "";
+}
+
+/** One form field as the natural control; `value()` reads it, `check()` validates it. */
+function renderField(qid, field, fieldErrors) {
+  const id = `q-${qid}-${field.name}`;
+  const help = field.description ? el("p", { class: "help", id: `${id}-help` }, field.description) : null;
+  const error = el("p", { class: "error", id: `${id}-error`, "aria-live": "polite" });
+  fieldErrors[field.name] = error;
+  const described = [help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(" ");
+  const label = el("label", { for: id }, field.title ?? field.name, field.required ? el("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+  const wrap = (control, read, check) => ({
+    name: field.name,
+    node: el("div", { class: "field" }, label, control, help, error),
+    value: read,
+    check: () => {
+      const problem = check();
+      error.textContent = problem ?? "";
+      return problem ? control : null;
+    },
+  });
+  const kind = field.kind;
+  if (kind === "boolean") {
+    const input = el("input", { id, type: "checkbox", "aria-describedby": described, checked: field.default === true });
+    return { ...wrap(input, () => input.checked, () => null),
+      node: el("div", { class: "field check" }, input, label, help, error) };
+  }
+  if (kind === "single_select") {
+    const select = el("select", { id, "aria-describedby": described, required: field.required },
+      field.required && field.default == null ? el("option", { value: "" }, "Choose…") : el("option", { value: "" }, "—"),
+      field.options.map((o) => el("option", { value: o.value, selected: o.value === field.default }, o.title ?? o.value)));
+    return wrap(select, () => (select.value === "" ? undefined : select.value),
+      () => (field.required && select.value === "" ? "Choose one." : null));
+  }
+  if (kind === "multi_select") {
+    const chosen = new Set(field.default ?? []);
+    const boxes = field.options.map((o, i) => {
+      const boxId = `${id}-${i}`;
+      const box = el("input", { id: boxId, type: "checkbox", value: o.value, checked: chosen.has(o.value) });
+      return { box, node: el("div", { class: "option" }, box, el("label", { for: boxId }, o.title ?? o.value)) };
+    });
+    const group = el("fieldset", { id, "aria-describedby": described }, el("legend", {}, field.title ?? field.name), boxes.map((b) => b.node));
+    const read = () => boxes.filter((b) => b.box.checked).map((b) => b.box.value);
+    return { name: field.name, node: el("div", { class: "field" }, group, help, error), value: read,
+      check: () => {
+        const n = read().length;
+        let problem = null;
+        if (field.min_items != null && n < field.min_items) problem = `Choose at least ${field.min_items}.`;
+        if (field.max_items != null && n > field.max_items) problem = `Choose at most ${field.max_items}.`;
+        error.textContent = problem ?? "";
+        return problem ? boxes[0]?.box : null;
+      } };
+  }
+  if (kind === "number") {
+    const input = el("input", { id, type: "number", "aria-describedby": described, required: field.required,
+      min: field.minimum, max: field.maximum, step: field.integer ? "1" : "any", value: field.default ?? "" });
+    return wrap(input, () => (input.value === "" ? undefined : field.integer ? parseInt(input.value, 10) : Number(input.value)),
+      () => nativeProblem(input));
+  }
+  const type = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" }[field.format] ?? "text";
+  let value = field.default ?? "";
+  if (type === "datetime-local" && value) value = String(value).slice(0, 16);
+  const input = el("input", { id, type, "aria-describedby": described, required: field.required,
+    minlength: field.min_length, maxlength: field.max_length, value });
+  return wrap(input, () => {
+    if (input.value === "") return undefined;
+    // The browser's local date-time becomes the RFC 3339 the schema asks for.
+    return type === "datetime-local" ? new Date(input.value).toISOString() : input.value;
+  }, () => nativeProblem(input));
+}
+
+function nativeProblem(input) {
+  return input.checkValidity() ? null : input.validationMessage;
+}
