@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 use tokio::net::TcpListener;
 
 use crate::broker::{self, Broker};
+use crate::cache::Caches;
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
 use crate::proxy::Proxy;
@@ -24,6 +25,7 @@ pub struct AppInner {
     pub keys: Keys,
     pub broker: Arc<Broker>,
     pub proxy: Proxy,
+    pub caches: Caches,
 }
 
 impl Deref for AppState {
@@ -37,7 +39,14 @@ impl Deref for AppState {
 impl AppState {
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
         let broker = Broker::new(store.clone());
-        Self(Arc::new(AppInner { config, store, keys, broker, proxy: Proxy::new() }))
+        Self(Arc::new(AppInner {
+            config,
+            store,
+            keys,
+            broker,
+            proxy: Proxy::new(),
+            caches: Caches::default(),
+        }))
     }
 }
 

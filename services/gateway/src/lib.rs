@@ -9,6 +9,7 @@ pub mod api;
 pub mod app;
 pub mod audit;
 pub mod broker;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod crypto;

@@ -5,6 +5,7 @@
 //! acts as its user inside its one organisation only.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::header;
@@ -65,13 +66,23 @@ impl FromRequestParts<AppState> for Principal {
 
 pub async fn authenticate_token(state: &AppState, token: &str) -> Result<TokenPrincipal, ApiError> {
     let now = OffsetDateTime::now_utc();
-    let principal = state
-        .store
-        .authenticate_api_token(&crypto::token_hash(token), now)
-        .await?
-        .ok_or(ApiError::Unauthenticated)?;
+    let hash = crypto::token_hash(token);
+    let cached = state.caches.token(&hash).filter(|p| p.expires_at.is_none_or(|at| at > now));
+    let principal = match cached {
+        Some(principal) => principal,
+        None => {
+            let found =
+                state.store.authenticate_api_token(&hash, now).await?.ok_or(ApiError::Unauthenticated)?;
+            let found = Arc::new(found);
+            state.caches.put_token(hash.clone(), found.clone());
+            found
+        }
+    };
     if principal.last_used_at.is_none_or(|at| now - at >= TOKEN_TOUCH_INTERVAL) {
         // Off the request path: a missed write only makes `last_used_at` coarser.
+        let mut touched = (*principal).clone();
+        touched.last_used_at = Some(now);
+        state.caches.put_token(hash, Arc::new(touched));
         let store = state.store.clone();
         let token_id = principal.token_id;
         tokio::spawn(async move {
@@ -80,7 +91,7 @@ pub async fn authenticate_token(state: &AppState, token: &str) -> Result<TokenPr
             }
         });
     }
-    Ok(principal)
+    Ok((*principal).clone())
 }
 
 /// A person signed in to the dashboard; API tokens are refused. For account

@@ -75,6 +75,7 @@ pub async fn set_role(
     access.require_admin()?;
     let user_id = parse_id(&user_id)?;
     let member = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
+    state.caches.forget_member(access.org_id(), user_id);
     tracing::info!(org = %access.membership.org.slug, %user_id, role = body.role.as_str(), "role changed");
     audit::by(
         &access,
@@ -101,6 +102,7 @@ pub async fn remove(
         access.require_admin()?;
     }
     state.store.remove_member(access.org_id(), user_id, access.role()).await?;
+    state.caches.forget_member(access.org_id(), user_id);
     tracing::info!(org = %access.membership.org.slug, %user_id, "member removed");
     audit::by(
         &access,

@@ -18,12 +18,17 @@ pub async fn show(State(state): State<AppState>, access: OrgAccess) -> ApiResult
 }
 
 pub async fn load(state: &AppState, org_id: uuid::Uuid) -> ApiResult<OrgPolicy> {
-    match state.store.policy(org_id).await? {
-        None => Ok(OrgPolicy::default()),
+    if let Some(cached) = state.caches.policy(org_id) {
+        return Ok((*cached).clone());
+    }
+    let policy = match state.store.policy(org_id).await? {
+        None => OrgPolicy::default(),
         Some(stored) => serde_json::from_value(stored.document).map_err(|e| {
             ApiError::Internal(anyhow::anyhow!("stored policy of org {org_id} does not parse: {e}"))
-        }),
-    }
+        })?,
+    };
+    state.caches.put_policy(org_id, std::sync::Arc::new(policy.clone()));
+    Ok(policy)
 }
 
 /// Replaces the policy. Omitted fields take their defaults; every invalid
@@ -40,6 +45,7 @@ pub async fn replace(
     })?;
     let document = serde_json::to_value(&policy).map_err(anyhow::Error::from)?;
     state.store.put_policy(access.org_id(), &document, access.user().id, OffsetDateTime::now_utc()).await?;
+    state.caches.forget_policy(access.org_id());
     tracing::info!(org = %access.membership.org.slug, user_id = %access.user().id, "policy replaced");
     audit::by(
         &access,

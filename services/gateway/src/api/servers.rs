@@ -79,6 +79,7 @@ pub async fn create(
             OffsetDateTime::now_utc(),
         )
         .await?;
+    state.caches.forget_server(access.org_id(), &server.slug);
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server registered");
     audit::by(
         &access,
@@ -126,6 +127,7 @@ pub async fn update(
     };
     let server =
         state.store.update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc()).await?;
+    state.caches.forget_server(access.org_id(), &slug);
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
     audit::by(&access, state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names })), ..Default::default() }).await;
     Ok(Json((&server).into()))
@@ -138,6 +140,7 @@ pub async fn delete(
 ) -> ApiResult<StatusCode> {
     access.require_admin()?;
     state.store.delete_server(access.org_id(), &slug).await?;
+    state.caches.forget_server(access.org_id(), &slug);
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server deleted");
     audit::by(
         &access,
@@ -172,6 +175,7 @@ pub async fn cut_off(
     let now = OffsetDateTime::now_utc();
     let cut_off = CutOff { at: now, by: Some(access.user().id), reason };
     let server = state.store.set_cut_off(access.org_id(), &slug, Some(cut_off), now).await?;
+    state.caches.forget_server(access.org_id(), &slug);
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server cut off");
     audit::by(
         &access,
@@ -196,6 +200,7 @@ pub async fn restore(
 ) -> ApiResult<Json<ServerView>> {
     access.require_admin()?;
     let server = state.store.set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc()).await?;
+    state.caches.forget_server(access.org_id(), &slug);
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server restored");
     audit::by(
         &access,

@@ -108,6 +108,7 @@ pub async fn revoke(
 ) -> ApiResult<StatusCode> {
     let id = parse_id(&id)?;
     state.store.revoke_api_token(access.org_id(), access.user().id, id, OffsetDateTime::now_utc()).await?;
+    state.caches.forget_token(id);
     tracing::info!(org = %access.membership.org.slug, token_id = %id, "API token revoked");
     audit::by(
         &access,

@@ -173,12 +173,18 @@ async fn admit(
     if principal.membership.org.slug != org {
         return Err(ApiError::NotFound.into_response());
     }
-    let found = state
-        .store
-        .server(principal.membership.org.id, server)
-        .await
-        .map_err(|e| ApiError::from(e).into_response())?;
-    let Some(found) = found else { return Err(ApiError::NotFound.into_response()) };
+    let org_id = principal.membership.org.id;
+    let found = match state.caches.server(org_id, server) {
+        Some(cached) => cached,
+        None => {
+            let read =
+                state.store.server(org_id, server).await.map_err(|e| ApiError::from(e).into_response())?;
+            let read = read.map(Arc::new);
+            state.caches.put_server(org_id, server, read.clone());
+            read
+        }
+    };
+    let Some(found) = found.map(|s| (*s).clone()) else { return Err(ApiError::NotFound.into_response()) };
     if let Some(cut) = &found.cut_off {
         let why = if cut.reason.is_empty() { String::new() } else { format!(" ({})", cut.reason) };
         let refusal = Message::error(

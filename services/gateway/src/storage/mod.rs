@@ -156,6 +156,7 @@ pub struct NewApiToken {
 pub struct TokenPrincipal {
     pub token_id: Uuid,
     pub last_used_at: Option<OffsetDateTime>,
+    pub expires_at: Option<OffsetDateTime>,
     pub user: User,
     pub membership: Membership,
 }

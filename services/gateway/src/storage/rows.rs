@@ -151,6 +151,7 @@ impl From<ApiTokenRow> for ApiToken {
 pub(super) struct TokenPrincipalRow {
     pub token_id: Uuid,
     pub last_used_at: Option<DbTime>,
+    pub expires_at: Option<DbTime>,
     #[sqlx(flatten)]
     pub user: UserRow,
     #[sqlx(flatten)]
@@ -162,6 +163,7 @@ impl TokenPrincipalRow {
         Ok(TokenPrincipal {
             token_id: self.token_id,
             last_used_at: self.last_used_at.map(|t| t.0),
+            expires_at: self.expires_at.map(|t| t.0),
             user: self.user.user(),
             membership: self.membership.membership()?,
         })

@@ -634,7 +634,7 @@ macro_rules! impl_store {
                 now: time::OffsetDateTime,
             ) -> $crate::storage::Result<Option<$crate::storage::TokenPrincipal>> {
                 let row: Option<$crate::storage::rows::TokenPrincipalRow> = sqlx::query_as(
-                    "SELECT t.id AS token_id, t.last_used_at, \
+                    "SELECT t.id AS token_id, t.last_used_at, t.expires_at, \
                      u.id, u.email, u.name, u.password_hash, u.created_at, \
                      o.id AS org_id, o.slug AS org_slug, o.name AS org_name, o.created_at AS org_created_at, m.role \
                      FROM api_tokens t \

@@ -271,3 +271,19 @@ async fn removal_takes_effect_on_the_next_request_and_revokes_tokens() {
     );
     assert_eq!(roles(&owner).await.len(), 1);
 }
+
+#[tokio::test]
+async fn a_role_change_reaches_the_members_tokens_on_the_next_request() {
+    let app = TestApp::spawn().await;
+    let owner = app.owner().await;
+    let member = app.join(&owner, "acme", "member@example.com", "member").await;
+    let agent = app.agent(&app.token(&member, "acme", "laptop").await);
+    problem(agent.get("/api/v1/orgs/acme/audit").await, StatusCode::FORBIDDEN, "forbidden").await;
+    let id = member_id(&member).await;
+    let promoted = owner.patch(&format!("/api/v1/orgs/acme/members/{id}"), &json!({ "role": "admin" })).await;
+    assert_eq!(promoted.status(), StatusCode::OK);
+    assert_eq!(agent.get("/api/v1/orgs/acme/audit").await.status(), StatusCode::OK);
+    let demoted = owner.patch(&format!("/api/v1/orgs/acme/members/{id}"), &json!({ "role": "member" })).await;
+    assert_eq!(demoted.status(), StatusCode::OK);
+    problem(agent.get("/api/v1/orgs/acme/audit").await, StatusCode::FORBIDDEN, "forbidden").await;
+}
