@@ -37,7 +37,29 @@ pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
         return fail(&format!("cannot prepare the setup link: {e:#}"));
     }
     tracing::info!(listen = %config.listen, public_url = %config.public_url, "herald is serving");
-    match app::serve(listener, state, shutdown_signal()).await {
+    // On SIGTERM or Ctrl-C: stop accepting, end this replica's questions so
+    // the calls waiting on them finish, and give in-flight requests a grace
+    // period to complete before exiting anyway.
+    let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
+    let broker = state.broker.clone();
+    let shutdown = async move {
+        shutdown_signal().await;
+        let _ = stopping_tx.send(());
+        broker.stop().await;
+    };
+    let served = app::serve(listener, state, shutdown);
+    tokio::pin!(served);
+    let outcome = tokio::select! {
+        outcome = &mut served => outcome,
+        () = async {
+            let _ = stopping.await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => {
+            tracing::warn!(grace = ?SHUTDOWN_GRACE, "shutting down: in-flight requests outlived the grace period");
+            Ok(())
+        }
+    };
+    match outcome {
         Ok(()) => {
             tracing::info!("herald stopped");
             ExitCode::SUCCESS
@@ -45,6 +67,9 @@ pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
         Err(e) => fail(&format!("server error: {e:#}")),
     }
 }
+
+/// How long in-flight requests may take to finish once Herald is told to stop.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
 
 pub async fn bootstrap(config: Config, args: BootstrapArgs) -> ExitCode {
     let slug = Slug::parse(&args.org).map_err(|e| format!("--org: {e}"));

@@ -114,6 +114,25 @@ impl Broker {
         self.hub.publish(e.user_id, &ServerEvent::resolved(e));
     }
 
+    /// This replica is stopping: ends every question it holds (the waiting
+    /// calls then send the server a cancel and the agent its result, and the
+    /// dashboards are told).
+    pub async fn stop(&self) {
+        let ending = cancelled(DecidedBy::System, reason::INTERRUPTED);
+        match self.store.resolve_pending_of_replica(self.replica_id, &ending).await {
+            Ok(ended) => {
+                if !ended.is_empty() {
+                    tracing::info!(
+                        count = ended.len(),
+                        "shutting down: ended this replica's pending elicitations"
+                    );
+                }
+                ended.iter().for_each(|e| self.announce(e));
+            }
+            Err(e) => tracing::warn!(error = %e, "shutting down: could not end pending elicitations"),
+        }
+    }
+
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }

@@ -489,6 +489,12 @@ pub trait Store: Send + Sync + 'static {
         server_id: Uuid,
         outcome: &Outcome,
     ) -> Result<Vec<Elicitation>>;
+    /// Ends every pending elicitation this replica holds (it is shutting down).
+    async fn resolve_pending_of_replica(
+        &self,
+        replica_id: Uuid,
+        outcome: &Outcome,
+    ) -> Result<Vec<Elicitation>>;
     /// How many elicitations are pending for the user, in every org.
     async fn pending_count(&self, user_id: Uuid) -> Result<i64>;
     /// Forgets the content of accepted answers resolved before `before` (retention).

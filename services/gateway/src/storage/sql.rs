@@ -1000,6 +1000,27 @@ macro_rules! impl_store {
                 Ok(rows.into_iter().map(Into::into).collect())
             }
 
+            async fn resolve_pending_of_replica(
+                &self,
+                replica_id: uuid::Uuid,
+                outcome: &$crate::storage::Outcome,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
+                use $crate::storage::{rows::ElicitationRow, DbTime};
+                let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
+                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
+                     reason = $3, resolved_at = $4 WHERE status = 'pending' AND replica_id = $5 RETURNING ",
+                    $crate::storage::sql::elicitation_cols!()
+                ))
+                .bind(&outcome.action)
+                .bind(&outcome.decided_by)
+                .bind(&outcome.reason)
+                .bind(DbTime(outcome.resolved_at))
+                .bind(replica_id)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
             async fn pending_count(&self, user_id: uuid::Uuid) -> $crate::storage::Result<i64> {
                 Ok(sqlx::query_scalar("SELECT COUNT(*) FROM elicitations WHERE user_id = $1 AND status = 'pending'")
                     .bind(user_id)

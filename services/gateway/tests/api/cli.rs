@@ -271,3 +271,41 @@ async fn two_replicas_on_postgresql_enforce_one_org_cap() {
         child.kill().await.unwrap();
     }
 }
+
+/// SIGTERM: Herald ends the questions it holds (the server gets a cancel,
+/// the agent its result, the dashboards are told) and exits 0.
+#[tokio::test]
+async fn sigterm_ends_pending_questions_cleanly_and_exits_zero() {
+    let cwd = temp_dir();
+    let mut child = herald(&cwd).args(["serve", "--demo"]).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (listen, _) = serving(&mut child).await;
+    let base = format!("http://{listen}");
+    let token = loop {
+        let line = stdout.next_line().await.unwrap().expect("the demo prints its instructions");
+        if let Some(rest) = line.trim().strip_prefix("Agent token: ") {
+            break rest.trim().to_owned();
+        }
+    };
+    let mut dashboard = crate::mcp_support::Dashboard::open_at(&base, &token).await;
+    let agent = crate::mcp_support::Agent::modern_at(&base, "demo", &token, "demo");
+    let call = tokio::spawn(async move {
+        agent.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await
+    });
+    dashboard.next_of("elicitation.created").await;
+    let pid = child.id().expect("running").to_string();
+    let sent = std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(sent.success());
+    let resolved = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(
+        (resolved["decided_by"].clone(), resolved["reason"].clone()),
+        (json!("system"), json!("interrupted"))
+    );
+    assert_eq!(crate::mcp_support::text(&call.await.unwrap()), "Deployment cancelled by the user");
+    let status = tokio::time::timeout(crate::mcp_support::PATIENCE, child.wait())
+        .await
+        .expect("herald exits")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let _ = std::fs::remove_dir_all(cwd);
+}
