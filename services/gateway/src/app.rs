@@ -105,6 +105,7 @@ pub async fn serve(
     // Before serving: end whatever a previous run left pending.
     broker::janitor::sweep(&state.broker).await;
     let janitor = broker::janitor::spawn(&state.broker);
+    let replica_events = broker::janitor::spawn_listener(&state.broker);
     let router = crate::api::router(state);
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
@@ -113,6 +114,9 @@ pub async fn serve(
     });
     let served = axum::serve(listener, router).with_graceful_shutdown(shutdown).await;
     janitor.abort();
+    if let Some(events) = replica_events {
+        events.abort();
+    }
     served?;
     Ok(())
 }

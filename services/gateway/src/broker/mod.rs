@@ -27,12 +27,29 @@ use events::ServerEvent;
 use hub::Hub;
 use outcome::{DecidedBy, cancelled, reason};
 
+/// What replicas tell each other; the record itself is read from its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Event {
+    Created,
+    Resolved,
+}
+
+#[derive(serde::Deserialize)]
+struct ReplicaEvent {
+    replica: Uuid,
+    kind: Event,
+    id: Uuid,
+    user: Uuid,
+}
+
 pub struct Broker {
     /// This process, as recorded on the elicitations it holds.
     pub replica_id: Uuid,
     pub hub: Hub,
     store: Arc<dyn Store>,
-    waiters: Mutex<HashMap<Uuid, oneshot::Sender<Elicitation>>>,
+    /// Calls on this replica waiting for an elicitation to end, by its id (with its user).
+    waiters: Mutex<HashMap<Uuid, (Uuid, oneshot::Sender<Elicitation>)>>,
 }
 
 impl Broker {
@@ -50,7 +67,7 @@ impl Broker {
     pub async fn open(self: &Arc<Self>, elicitation: Elicitation) -> Result<Waiter, StoreError> {
         let (tx, rx) = oneshot::channel();
         // Registered before the record exists, so no answer can slip past.
-        self.waiters.lock().expect("waiters lock").insert(elicitation.id, tx);
+        self.waiters.lock().expect("waiters lock").insert(elicitation.id, (elicitation.user_id, tx));
         if let Err(e) = self.store.create_elicitation(&elicitation).await {
             self.waiters.lock().expect("waiters lock").remove(&elicitation.id);
             return Err(e);
@@ -60,6 +77,7 @@ impl Broker {
             tool = elicitation.tool.as_deref().unwrap_or("-"), mode = %elicitation.mode, "elicitation pending"
         );
         self.hub.publish(elicitation.user_id, &ServerEvent::created(&elicitation));
+        self.tell_replicas(Event::Created, elicitation.id, elicitation.user_id);
         Ok(Waiter {
             broker: self.clone(),
             id: elicitation.id,
@@ -99,16 +117,22 @@ impl Broker {
         Ok(resolved)
     }
 
-    /// Tells the waiting call (if it is on this replica) and the user's
-    /// dashboards that `e` has ended.
+    /// Tells the waiting call and the user's dashboards, on every replica,
+    /// that `e` has ended.
     pub fn announce(&self, e: &Elicitation) {
+        self.deliver_ended(e);
+        self.tell_replicas(Event::Resolved, e.id, e.user_id);
+    }
+
+    /// This replica's part of an ending: its waiter, its sockets.
+    fn deliver_ended(&self, e: &Elicitation) {
         if let Some(outcome) = &e.outcome {
             tracing::info!(
                 elicitation_id = %e.id, action = %outcome.action, decided_by = %outcome.decided_by,
                 reason = outcome.reason.as_deref().unwrap_or("-"), "elicitation ended"
             );
         }
-        if let Some(tx) = self.waiters.lock().expect("waiters lock").remove(&e.id) {
+        if let Some((_, tx)) = self.waiters.lock().expect("waiters lock").remove(&e.id) {
             let _ = tx.send(e.clone());
         }
         self.hub.publish(e.user_id, &ServerEvent::resolved(e));
@@ -130,6 +154,58 @@ impl Broker {
                 ended.iter().for_each(|e| self.announce(e));
             }
             Err(e) => tracing::warn!(error = %e, "shutting down: could not end pending elicitations"),
+        }
+    }
+
+    /// Wakes the other replicas (PostgreSQL NOTIFY). The rows stay the truth:
+    /// a replica that misses an event catches up from them.
+    fn tell_replicas(&self, kind: Event, id: Uuid, user_id: Uuid) {
+        if self.store.single_process() {
+            return;
+        }
+        let payload =
+            serde_json::json!({ "replica": self.replica_id, "kind": kind, "id": id, "user": user_id })
+                .to_string();
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            if let Err(e) = store.publish_event(&payload).await {
+                tracing::warn!(error = %e, "could not wake the other replicas");
+            }
+        });
+    }
+
+    /// Another replica's event: show a new question on this replica's
+    /// sockets, or end a question for this replica's waiter and sockets.
+    pub async fn on_replica_event(&self, payload: &str) {
+        let Ok(event) = serde_json::from_str::<ReplicaEvent>(payload) else {
+            tracing::warn!("ignoring a malformed replica event");
+            return;
+        };
+        if event.replica == self.replica_id {
+            return;
+        }
+        match self.store.elicitation_of_user(event.user, event.id).await {
+            Ok(Some(e)) => match (event.kind, &e.outcome) {
+                (Event::Created, None) => self.hub.publish(e.user_id, &ServerEvent::created(&e)),
+                (_, Some(_)) => self.deliver_ended(&e),
+                (Event::Resolved, None) => {}
+            },
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "could not read the record of a replica event"),
+        }
+    }
+
+    /// After the event feed was interrupted: whatever ended meanwhile is
+    /// delivered to the waiters here from the rows.
+    pub async fn resync(&self) {
+        let waiting: Vec<(Uuid, Uuid)> =
+            self.waiters.lock().expect("waiters lock").iter().map(|(id, (user, _))| (*id, *user)).collect();
+        for (id, user) in waiting {
+            if let Ok(Some(e)) = self.store.elicitation_of_user(user, id).await
+                && e.outcome.is_some()
+            {
+                self.deliver_ended(&e);
+            }
         }
     }
 

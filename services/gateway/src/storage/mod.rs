@@ -315,6 +315,14 @@ pub struct ElicitationQuery {
     pub limit: u32,
 }
 
+/// Other replicas' events, as they come (PostgreSQL `LISTEN`).
+#[async_trait::async_trait]
+pub trait EventFeed: Send {
+    /// The next event's payload; `None` when the connection was lost and is
+    /// being re-established, so events may have been missed: resync.
+    async fn next(&mut self) -> Result<Option<String>>;
+}
+
 #[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
     /// A trivial query, for readiness.
@@ -453,6 +461,11 @@ pub trait Store: Send + Sync + 'static {
 
     /// Whether at most one process can use this database (SQLite).
     fn single_process(&self) -> bool;
+    /// Wakes every replica listening (PostgreSQL `NOTIFY`); nothing to do
+    /// where there is only one process.
+    async fn publish_event(&self, payload: &str) -> Result<()>;
+    /// Other replicas' events, or `None` where there is only one process.
+    async fn subscribe_events(&self) -> Result<Option<Box<dyn EventFeed>>>;
     /// Records a replica's heartbeat (inserting it on the first beat).
     async fn heartbeat(&self, replica_id: Uuid, now: OffsetDateTime) -> Result<()>;
     async fn create_elicitation(&self, elicitation: &Elicitation) -> Result<()>;

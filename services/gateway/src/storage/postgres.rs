@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Transaction};
 
 use super::sql::impl_store;
@@ -28,9 +28,33 @@ impl PostgresStore {
         Ok(Self { pool })
     }
 
+    /// The channel replicas wake each other on.
+    const CHANNEL: &'static str = "herald_events";
+
+    async fn publish(&self, payload: &str) -> super::Result<()> {
+        sqlx::query("SELECT pg_notify($1, $2)").bind(Self::CHANNEL).bind(payload).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn subscribe(&self) -> super::Result<Option<Box<dyn super::EventFeed>>> {
+        let mut listener = PgListener::connect_with(&self.pool).await?;
+        listener.listen(Self::CHANNEL).await?;
+        Ok(Some(Box::new(Feed(listener))))
+    }
+
     async fn begin_write(&self) -> sqlx::Result<Transaction<'static, Postgres>> {
         self.pool.begin().await
     }
 }
 
 impl_store!(PostgresStore, Postgres);
+
+struct Feed(PgListener);
+
+#[async_trait::async_trait]
+impl super::EventFeed for Feed {
+    async fn next(&mut self) -> super::Result<Option<String>> {
+        // `try_recv` reconnects by itself, answering `None` once when it had to.
+        Ok(self.0.try_recv().await?.map(|n| n.payload().to_owned()))
+    }
+}

@@ -803,6 +803,16 @@ macro_rules! impl_store {
                 Self::SINGLE_PROCESS
             }
 
+            async fn publish_event(&self, payload: &str) -> $crate::storage::Result<()> {
+                self.publish(payload).await
+            }
+
+            async fn subscribe_events(
+                &self,
+            ) -> $crate::storage::Result<Option<Box<dyn $crate::storage::EventFeed>>> {
+                self.subscribe().await
+            }
+
             async fn heartbeat(&self, replica_id: uuid::Uuid, now: time::OffsetDateTime) -> $crate::storage::Result<()> {
                 sqlx::query(
                     "INSERT INTO replicas (id, started_at, heartbeat_at) VALUES ($1, $2, $2) \

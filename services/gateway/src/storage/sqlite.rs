@@ -65,6 +65,15 @@ impl SqliteStore {
         }
     }
 
+    /// One process, so nobody else to wake.
+    async fn publish(&self, _payload: &str) -> super::Result<()> {
+        Ok(())
+    }
+
+    async fn subscribe(&self) -> super::Result<Option<Box<dyn super::EventFeed>>> {
+        Ok(None)
+    }
+
     async fn begin_write(&self) -> sqlx::Result<Transaction<'static, Sqlite>> {
         self.pool.begin_with("BEGIN IMMEDIATE").await
     }

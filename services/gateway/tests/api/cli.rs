@@ -236,21 +236,31 @@ async fn two_replicas_on_postgresql_enforce_one_org_cap() {
             .unwrap()
             .to_owned();
 
-    let mut dashboards = Vec::new();
-    for (_, base) in &replicas {
-        dashboards.push(crate::mcp_support::Dashboard::open_at(base, &token).await);
-    }
+    // One dashboard is enough: questions reach it from either replica.
+    let mut dashboard = crate::mcp_support::Dashboard::open_at(&replicas[0].1, &token).await;
     let (mut shown, mut refused) = (0, 0);
     let mut waiting = Vec::new();
     for i in 0..8 {
         let replica = i % 2;
         let agent = crate::mcp_support::Agent::modern_at(&replicas[replica].1, "acme", &token, "demo");
-        let mut call = tokio::spawn(async move {
-            let arguments = json!({ "service": format!("svc-{i}"), "environment": "staging" });
-            crate::mcp_support::text(&agent.call(1, "deploy", arguments).await)
+        let service = format!("svc-{i}");
+        let mut call = tokio::spawn({
+            let service = service.clone();
+            async move {
+                let arguments = json!({ "service": service, "environment": "staging" });
+                crate::mcp_support::text(&agent.call(1, "deploy", arguments).await)
+            }
         });
+        let this_question = async {
+            loop {
+                let created = dashboard.next_of("elicitation.created").await;
+                if created["message"].as_str().is_some_and(|m| m.contains(&format!("{service} "))) {
+                    return created;
+                }
+            }
+        };
         tokio::select! {
-            created = dashboards[replica].next_of("elicitation.created") => {
+            created = this_question => {
                 assert_eq!(created["tool"], "deploy");
                 shown += 1;
                 waiting.push(call);
@@ -308,4 +318,60 @@ async fn sigterm_ends_pending_questions_cleanly_and_exits_zero() {
         .unwrap();
     assert!(status.success(), "{status:?}");
     let _ = std::fs::remove_dir_all(cwd);
+}
+
+/// No sticky sessions: a question asked through one replica appears on the
+/// dashboards connected to another, and an answer given there reaches the
+/// call suspended on the first (PostgreSQL LISTEN/NOTIFY; the rows stay the truth).
+#[tokio::test]
+async fn an_answer_on_one_replica_completes_a_call_suspended_on_another() {
+    let db = TestDb::create().await;
+    if !matches!(db, TestDb::Postgres { .. }) {
+        eprintln!("an_answer_on_one_replica_completes_a_call_suspended_on_another: needs PostgreSQL");
+        return;
+    }
+    let created = bootstrap(&db, "acme", "owner@example.com", PASSWORD).await;
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let cwd = temp_dir();
+        let mut child = herald(&cwd)
+            .env("HERALD_DATABASE_URL", db.url())
+            .env("HERALD_SECRET_KEY", "two-replicas-share-this-secret-key-0123456789")
+            .spawn()
+            .unwrap();
+        let (listen, _) = serving(&mut child).await;
+        replicas.push((child, format!("http://{listen}")));
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
+    let owner = crate::support::Session {
+        base: replicas[0].1.clone(),
+        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
+        bearer: None,
+    };
+    let login = owner
+        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
+        .await;
+    assert_eq!(login.status(), StatusCode::OK);
+    crate::mcp_support::register(&owner, "demo", "Demo Server", &demo.url()).await;
+    let token =
+        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+
+    // The dashboard is on replica B; the agent's call goes through replica A.
+    let mut on_b = crate::mcp_support::Dashboard::open_at(&replicas[1].1, &token).await;
+    let agent = crate::mcp_support::Agent::modern_at(&replicas[0].1, "acme", &token, "demo");
+    let call = tokio::spawn(async move {
+        agent.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await
+    });
+    let created = on_b.next_of("elicitation.created").await;
+    assert_eq!(created["server"]["name"], "Demo Server");
+    assert_eq!(on_b.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await["type"], "ack");
+    assert_eq!(crate::mcp_support::text(&call.await.unwrap()), "Deployed api to staging");
+    for (mut child, _) in replicas {
+        child.kill().await.unwrap();
+    }
 }
