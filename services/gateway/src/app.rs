@@ -52,10 +52,28 @@ impl AppState {
 
 /// Opens the database, settles the instance key, and returns the state.
 pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
-    let store = storage::open(&config.database).await?;
+    let store = open_with_retries(&config.database).await?;
     let secret = instance_secret(&config, store.as_ref()).await?;
     let keys = Keys::derive(&secret);
     Ok(AppState::new(config, store, keys))
+}
+
+/// Opens the database, waiting with backoff while it is unreachable (it may
+/// still be starting); any other failure (bad credentials, a failed
+/// migration) stops Herald at once.
+async fn open_with_retries(database: &crate::config::DatabaseUrl) -> anyhow::Result<Arc<dyn Store>> {
+    let mut delay = std::time::Duration::from_millis(500);
+    loop {
+        match storage::open(database).await {
+            Ok(store) => return Ok(store),
+            Err(storage::StoreError::Database(e @ (sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut))) => {
+                tracing::warn!(error = %e, retry_in = ?delay, "the database is unreachable; retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(std::time::Duration::from_secs(30));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// The configured key, or the one kept in the database (generated on the

@@ -12,7 +12,7 @@ use super::outcome::{DecidedBy, cancelled, reason};
 
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 /// A replica silent for this long is dead.
-pub const REPLICA_TIMEOUT: Duration = Duration::from_secs(20);
+pub const REPLICA_TIMEOUT: Duration = Duration::from_secs(15);
 /// The waiting call gets this long past a deadline to end it itself.
 const DEADLINE_GRACE: Duration = Duration::from_secs(5);
 

@@ -375,3 +375,87 @@ async fn an_answer_on_one_replica_completes_a_call_suspended_on_another() {
         child.kill().await.unwrap();
     }
 }
+
+/// A database that is not up yet is waited for, with a clear log line.
+#[tokio::test]
+async fn an_unreachable_database_at_start_is_retried() {
+    let cwd = temp_dir();
+    let mut child =
+        herald(&cwd).env("HERALD_DATABASE_URL", "postgres://postgres@127.0.0.1:1/herald").spawn().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let retrying = tokio::time::timeout(crate::mcp_support::PATIENCE, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let entry: Value = serde_json::from_str(&line).unwrap();
+            if entry["message"] == "the database is unreachable; retrying" {
+                return entry;
+            }
+        }
+        panic!("herald exited instead of retrying");
+    })
+    .await
+    .expect("a retry is logged");
+    assert_eq!(retrying["level"], "WARN");
+    assert!(child.try_wait().unwrap().is_none(), "still waiting for the database");
+    child.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(cwd);
+}
+
+/// kill -9 of the replica holding a suspended call: another replica ends its
+/// question (`interrupted`) within seconds and every dashboard is told.
+#[tokio::test]
+async fn a_dead_replicas_questions_are_ended_by_another() {
+    let db = TestDb::create().await;
+    if !matches!(db, TestDb::Postgres { .. }) {
+        eprintln!("a_dead_replicas_questions_are_ended_by_another: needs PostgreSQL");
+        return;
+    }
+    let created = bootstrap(&db, "acme", "owner@example.com", PASSWORD).await;
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let cwd = temp_dir();
+        let mut child = herald(&cwd)
+            .env("HERALD_DATABASE_URL", db.url())
+            .env("HERALD_SECRET_KEY", "two-replicas-share-this-secret-key-0123456789")
+            .spawn()
+            .unwrap();
+        let (listen, _) = serving(&mut child).await;
+        replicas.push((child, format!("http://{listen}")));
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
+    let owner = crate::support::Session {
+        base: replicas[1].1.clone(),
+        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
+        bearer: None,
+    };
+    let login = owner
+        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
+        .await;
+    assert_eq!(login.status(), StatusCode::OK);
+    crate::mcp_support::register(&owner, "demo", "Demo Server", &demo.url()).await;
+    let token =
+        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let mut on_b = crate::mcp_support::Dashboard::open_at(&replicas[1].1, &token).await;
+    let agent = crate::mcp_support::Agent::modern_at(&replicas[0].1, "acme", &token, "demo");
+    let _call = tokio::spawn(async move {
+        agent.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await
+    });
+    let created = on_b.next_of("elicitation.created").await;
+    replicas[0].0.start_kill().unwrap(); // SIGKILL: no chance to clean up
+    replicas[0].0.wait().await.unwrap();
+    // Heartbeats stop; within the replica timeout (15 s) plus a sweep, B ends it.
+    let resolved = on_b.next_within(std::time::Duration::from_secs(45)).await;
+    assert_eq!(resolved["type"], "elicitation.resolved", "another replica ends the dead one's question");
+    assert_eq!(resolved["id"], created["id"]);
+    assert_eq!(
+        (resolved["decided_by"].clone(), resolved["reason"].clone()),
+        (json!("system"), json!("interrupted"))
+    );
+    for (mut child, _) in replicas {
+        let _ = child.kill().await;
+    }
+}

@@ -239,8 +239,13 @@ impl Dashboard {
 
     /// The next JSON frame (fails the test if none comes in time).
     pub async fn next(&mut self) -> Value {
+        self.next_within(PATIENCE).await
+    }
+
+    /// The next JSON frame, waiting at most `patience`.
+    pub async fn next_within(&mut self, patience: std::time::Duration) -> Value {
         loop {
-            let frame = tokio::time::timeout(PATIENCE, self.socket.next())
+            let frame = tokio::time::timeout(patience, self.socket.next())
                 .await
                 .expect("a frame arrives in time")
                 .expect("the socket is open")
