@@ -1,9 +1,11 @@
-// Herald's dashboard (first pages): sign-in, first-run setup, accepting an
-// invite, and the account overview. Plain ES modules; nothing a server or a
-// user typed is ever inserted as markup (textContent only).
+// Herald's dashboard: sign-in, first-run setup, accepting an invite, the
+// inbox, and (from pages/) the member and admin pages of the selected org.
+// Plain ES modules; nothing a server or a user typed is ever inserted as
+// markup (textContent only).
 
 import { api, el } from "./dom.js";
 import { startInbox } from "./inbox.js";
+import { isAdmin, renderNav, selectedMembership } from "./nav.js";
 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -64,23 +66,11 @@ async function me() {
   try { return await api("GET", "/me"); } catch { return null; }
 }
 
-function renderNav(account) {
-  nav.replaceChildren();
-  if (!account) return;
-  nav.append(el("span", { class: "muted" }, account.user.email, " "),
-    el("button", { class: "quiet", type: "button", onclick: async () => {
-      await api("POST", "/auth/logout").catch(() => {});
-      location.assign("/login");
-    } }, "Sign out"));
-}
-
 const pages = {
   async "/"() {
     const account = await me();
     if (!account) return location.replace("/login");
-    renderNav(account);
-    const admin = account.memberships.find((m) => m.role !== "member");
-    if (admin) document.body.dataset.org = admin.org.slug;
+    renderNav(nav, account);
     const inbox = el("section", { class: "wide" });
     const orgs = el("section", { class: "card" }, el("h2", {}, "Your organisations"),
       account.memberships.length
@@ -147,5 +137,56 @@ const pages = {
   },
 };
 
-const page = pages[location.pathname] ?? pages["/"];
-page().catch((error) => show(el("section", { class: "card" }, el("h1", {}, "Something went wrong"), el("p", {}, error.message))));
+// Org-scoped pages: path -> [module under pages/, admins only?]. Each module's
+// default export draws the page: render(root, { org, role, account, membership }).
+const orgPages = {
+  "/history": ["history.js", false],
+  "/tokens": ["tokens.js", false],
+  "/mutes": ["mutes.js", false],
+  "/connect": ["connect.js", false],
+  "/admin/members": ["members.js", true],
+  "/admin/servers": ["servers.js", true],
+  "/admin/policy": ["policy.js", true],
+  "/admin/audit": ["audit.js", true],
+};
+
+async function orgPage([file, adminOnly]) {
+  const account = await me();
+  if (!account) return location.replace("/login");
+  app.classList.add("page");
+  const draw = async (membership, initial) => {
+    if (!membership) {
+      return show(el("section", { class: "card" }, el("h1", {}, "No organisation yet"),
+        el("p", {}, "You are not a member of any organisation. Ask an admin for an invite.")));
+    }
+    if (adminOnly && !isAdmin(membership)) {
+      return show(el("section", { class: "card" }, el("h1", {}, "For admins"),
+        el("p", {}, `This page is for admins and owners of ${membership.org.name}. Your role there is ${membership.role}.`)));
+    }
+    const module = await import(`./pages/${file}`);
+    // A fresh mount per draw: a slower draw for a previously selected org lands in a detached node.
+    const mount = el("div", { class: "page-root" });
+    app.replaceChildren(mount);
+    await module.default(mount, { org: membership.org.slug, role: membership.role, account, membership });
+    if (initial) app.focus();
+  };
+  const redraw = (membership) => draw(membership).catch(failed);
+  renderNav(nav, account, redraw);
+  // A page changed the account itself (e.g. one's own role): fetch it again and redraw.
+  addEventListener("herald:account-changed", async () => {
+    const fresh = await me();
+    if (!fresh) return location.assign("/login");
+    Object.assign(account, fresh);
+    renderNav(nav, account, redraw);
+    await redraw(selectedMembership(account));
+  });
+  await draw(selectedMembership(account), true);
+}
+
+function failed(error) {
+  show(el("section", { class: "card" }, el("h1", {}, "Something went wrong"), el("p", { role: "alert" }, error.message)));
+}
+
+const path = location.pathname.replace(/\/+$/, "") || "/";
+const page = orgPages[path] ? () => orgPage(orgPages[path]) : pages[path] ?? pages["/"];
+page().catch(failed);

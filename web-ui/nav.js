@@ -1,0 +1,59 @@
+// The navigation bar: the organisation switcher (the selected org is kept in
+// localStorage and used by every org-scoped page), links to the pages (admin
+// pages only for admins and owners of the selected org), and sign-out.
+
+import { api, el } from "./dom.js";
+
+const KEY = "herald.org";
+
+const MEMBER_LINKS = [["/", "Inbox"], ["/history", "History"], ["/tokens", "Tokens"], ["/mutes", "Mutes"], ["/connect", "Connect an agent"]];
+const ADMIN_LINKS = [["/admin/members", "Members"], ["/admin/servers", "Servers"], ["/admin/policy", "Policy"], ["/admin/audit", "Audit log"]];
+
+export const isAdmin = (membership) => membership?.role === "owner" || membership?.role === "admin";
+
+/** The membership of the selected org (the stored one if still a member, else the first). */
+export function selectedMembership(account) {
+  const list = account?.memberships ?? [];
+  const stored = localStorage.getItem(KEY);
+  return list.find((m) => m.org.slug === stored) ?? list[0] ?? null;
+}
+
+function link(href, label) {
+  const here = location.pathname === href;
+  return el("li", {}, el("a", { href, "aria-current": here ? "page" : null }, label));
+}
+
+/** Draws the bar for `account`; `onSwitch(membership)` runs after the org changes. */
+export function renderNav(nav, account, onSwitch) {
+  nav.replaceChildren();
+  if (!account) return;
+  const current = selectedMembership(account);
+  const parts = [];
+  if (account.memberships.length) {
+    const select = el("select", { id: "org-switch", onchange: () => {
+      localStorage.setItem(KEY, select.value);
+      renderNav(nav, account, onSwitch);
+      document.getElementById("org-switch")?.focus();
+      onSwitch?.(selectedMembership(account));
+    } }, account.memberships.map((m) =>
+      el("option", { value: m.org.slug, selected: m.org.slug === current?.org.slug }, `${m.org.name} (${m.role})`)));
+    parts.push(el("div", { class: "org-switch" }, el("label", { for: "org-switch" }, "Organisation"), select));
+  }
+  const links = el("ul", { class: "nav-links" }, MEMBER_LINKS.map(([href, label]) => link(href, label)));
+  const admin = isAdmin(current)
+    ? el("ul", { class: "nav-links admin", "aria-label": "Administration" },
+      el("li", { class: "nav-group", "aria-hidden": "true" }, "Admin"), ADMIN_LINKS.map(([href, label]) => link(href, label)))
+    : null;
+  const who = el("div", { class: "nav-account" }, el("span", { class: "muted who" }, account.user.email),
+    el("button", { class: "quiet", type: "button", onclick: async (event) => {
+      event.currentTarget.disabled = true;
+      await api("POST", "/auth/logout").catch(() => {});
+      location.assign("/login");
+    } }, "Sign out"));
+  // The org switcher and account come first, as they are drawn (top right); the page links below.
+  nav.append(el("div", { class: "nav-side" }, parts, who), el("nav", { class: "nav-links-wrap", "aria-label": "Pages" }, links, admin));
+  // The inbox's one-click cut-off acts on the selected org when the user administers it.
+  const adminOrg = isAdmin(current) ? current : account.memberships.find(isAdmin);
+  if (adminOrg) document.body.dataset.org = adminOrg.org.slug;
+  else delete document.body.dataset.org;
+}

@@ -1,0 +1,202 @@
+// Admin → Servers: the selected org's remote MCP servers. Register, edit
+// (name, URL, and the header set, whose values are write-only), cut off for
+// everyone with a reason, restore, and delete.
+
+import { api, el } from "../dom.js";
+import { banner, busy, confirmButton, facts, field, heading, orgPath, showProblem, status, time, uid } from "../ui.js";
+
+export default async function render(root, { org, membership }) {
+  const said = status();
+  const listErrors = banner();
+  const list = el("div", { class: "stack", tabindex: "-1", "aria-label": "Registered servers" });
+
+  // Redraws the list; `focus` (a slug and a button label) puts keyboard focus back where it was.
+  const refresh = async (focus) => {
+    try {
+      const { servers } = await api("GET", orgPath(org, "/servers"));
+      list.replaceChildren(...(servers.length ? servers.map((s) => serverCard(s)) : [el("p", { class: "muted" }, "No servers registered yet.")]));
+      listErrors.show("");
+      if (focus) {
+        const card = [...list.children].find((c) => c.dataset.slug === focus[0]);
+        const button = card && [...card.querySelectorAll(".actions button")].find((b) => b.textContent === focus[1]);
+        (button ?? list).focus();
+      }
+    } catch (error) {
+      listErrors.show(error.message);
+    }
+  };
+  const path = (s, rest = "") => orgPath(org, `/servers/${encodeURIComponent(s.slug)}${rest}`);
+
+  const serverCard = (s) => {
+    const card = el("article", { class: "card server", "aria-labelledby": `srv-${s.slug}`, "data-slug": s.slug });
+    const panel = el("div", { id: `srv-${s.slug}-panel` }); // edit or cut-off form opens here
+    const edit = el("button", { type: "button", class: "quiet", "aria-label": `Edit ${s.name}`, "aria-expanded": "false", "aria-controls": panel.id }, "Edit");
+    const toggle = s.cut_off
+      ? el("button", { type: "button", class: "quiet", "aria-label": `Restore ${s.name}` }, "Restore")
+      : el("button", { type: "button", class: "quiet", "aria-label": `Cut off ${s.name}`, "aria-expanded": "false", "aria-controls": panel.id }, "Cut off");
+    const open = (button, form) => {
+      panel.replaceChildren(...(form ? [form] : []));
+      [edit, toggle].forEach((b) => b.hasAttribute("aria-expanded") && b.setAttribute("aria-expanded", String(b === button)));
+    };
+    const close = (focus) => { open(null, null); focus?.focus(); };
+    edit.addEventListener("click", () => open(edit, serverForm({ org, server: s, onCancel: () => close(edit),
+      onSaved: async (saved) => { said.say(`${saved.name} saved.`); await refresh([s.slug, "Edit"]); } })));
+    toggle.addEventListener("click", () => {
+      if (s.cut_off) {
+        return busy(toggle, async () => {
+          try { await api("POST", path(s, "/restore")); said.say(`${s.name} restored.`); await refresh([s.slug, "Cut off"]); } catch (e) { listErrors.show(e.message); }
+        });
+      }
+      open(toggle, cutOffForm(s, () => close(toggle)));
+    });
+    const remove = confirmButton("Delete", `Delete ${s.name}? Agents using its endpoint stop working.`, "Yes, delete", async () => {
+      try { await api("DELETE", path(s)); said.say(`${s.name} deleted.`); await refresh(["", ""]); } catch (e) { listErrors.show(e.message); return false; }
+    }, { accessibleName: `Delete ${s.name}` });
+    card.append(
+      el("h2", { id: `srv-${s.slug}` }, s.name, " ", el("span", { class: "muted" }, `(${s.slug})`),
+        s.cut_off ? el("span", { class: "badge cancel" }, "Cut off") : el("span", { class: "badge accept" }, "Active")),
+      facts([
+        ["URL", el("code", { class: "wrap" }, s.url)],
+        ["Headers", s.header_names.length ? s.header_names.join(", ") : "none"],
+        ["Cut off", s.cut_off ? el("span", {}, time(s.cut_off.at), s.cut_off.reason ? ` — ${s.cut_off.reason}` : " (no reason given)") : null],
+        ["Updated", time(s.updated_at)],
+      ]),
+      el("div", { class: "actions" }, edit, toggle, remove), panel);
+    return card;
+  };
+
+  const cutOffForm = (s, onCancel) => {
+    const reason = field("Reason (optional)", el("input", { type: "text", maxlength: 500, autocomplete: "off" }),
+      { help: "Shown to admins in the server list and the audit log. Up to 500 characters." });
+    const errors = banner();
+    const submit = el("button", { type: "submit", class: "danger" }, `Cut off ${s.name}`);
+    const form = el("form", { class: "inline-form", novalidate: true }, el("h3", {}, "Cut off for everyone"),
+      el("p", { class: "muted" }, "The server takes no calls at all, and whatever it is asking now is cancelled."),
+      errors, reason.node, el("div", { class: "actions" }, submit, el("button", { type: "button", class: "quiet", onclick: onCancel }, "Cancel")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      reason.setError("");
+      busy(submit, async () => {
+        try {
+          await api("POST", path(s, "/cut-off"), { reason: reason.control.value.trim() });
+          said.say(`${s.name} is cut off.`);
+          await refresh([s.slug, "Restore"]);
+        } catch (error) {
+          showProblem(error, (f, m) => (f === "reason" ? (reason.setError(m), true) : false), errors);
+        }
+      });
+    });
+    queueMicrotask(() => reason.control.focus());
+    return form;
+  };
+
+  const register = serverForm({ org, onSaved: async (saved) => { said.say(`${saved.name} registered.`); await refresh(); } });
+  root.append(el("section", { class: "card" }, heading("Servers", `The remote MCP servers ${membership.org.name}'s agents reach through Herald.`),
+    said, listErrors), list, register);
+  await refresh();
+}
+
+/** Register (no `server`) or edit form. Header values are write-only: never shown again. */
+function serverForm({ org, server, onSaved, onCancel }) {
+  const editing = Boolean(server);
+  const errors = banner();
+  const slug = editing ? null : field("Slug", el("input", { type: "text", autocomplete: "off", spellcheck: "false", maxlength: 40 }),
+    { help: "Lowercase letters, digits and hyphens; it appears in the endpoint URL and cannot change later." });
+  const name = field("Name", el("input", { type: "text", autocomplete: "off", maxlength: 100, value: server?.name }));
+  const url = field("URL", el("input", { type: "url", autocomplete: "off", spellcheck: "false", value: server?.url }),
+    { help: "The server's Streamable HTTP endpoint: https, or plain http to localhost." });
+  const headers = headerRows(editing
+    ? `Leave these rows empty to keep the current headers (${server.header_names.join(", ") || "none"}). Filling any row replaces the whole set.`
+    : "For example Authorization: Bearer …. Values are encrypted and never shown again, not even to admins.");
+  const clear = editing && server.header_names.length
+    ? field("Remove all headers", el("input", { type: "checkbox" }), { help: "Sends no headers to the server from now on." }) : null;
+  const fields = { slug, name, url };
+  const submit = el("button", { type: "submit" }, editing ? "Save changes" : "Register server");
+  const form = el("form", { class: editing ? "inline-form" : "card", novalidate: true },
+    editing ? el("h3", {}, `Edit ${server.name}`) : el("h2", {}, "Register a server"),
+    errors, slug?.node, name.node, url.node, headers.node, clear?.node,
+    el("div", { class: "actions" }, submit, onCancel ? el("button", { type: "button", class: "quiet", onclick: onCancel }, "Cancel") : null));
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    Object.values(fields).forEach((f) => f?.setError(""));
+    headers.clearErrors();
+    errors.show("");
+    const set = headers.collect();
+    if (set === undefined) return; // a row is incomplete; its error is shown
+    const body = editing ? { name: name.control.value.trim(), url: url.control.value.trim() }
+      : { slug: slug.control.value.trim(), name: name.control.value.trim(), url: url.control.value.trim() };
+    if (set) body.headers = set;
+    else if (clear?.control.checked) body.headers = {};
+    busy(submit, async () => {
+      try {
+        const saved = editing
+          ? await api("PATCH", orgPath(org, `/servers/${encodeURIComponent(server.slug)}`), body)
+          : await api("POST", orgPath(org, "/servers"), body);
+        if (!editing) { form.reset(); headers.reset(); }
+        await onSaved(saved);
+      } catch (error) {
+        showProblem(error, (f, m) => {
+          if (fields[f]) return fields[f].setError(m), true;
+          if (f === "headers" || f.startsWith("headers.")) return headers.placeError(f.slice("headers.".length), m);
+          return false;
+        }, errors);
+        if (error.problem?.type?.endsWith("server-slug-taken")) slug?.setError("Another server in this organisation has this slug.");
+        form.querySelector("[aria-invalid=true]")?.focus();
+      }
+    });
+  });
+  if (editing) queueMicrotask(() => name.control.focus());
+  return form;
+}
+
+/** Header name/value rows. collect() → object, null when all rows are empty, undefined when invalid. */
+function headerRows(hint) {
+  const rows = [];
+  const groupError = el("p", { class: "error", "aria-live": "polite" });
+  const box = el("div", { class: "header-rows" });
+  const add = el("button", { type: "button", class: "quiet" }, "Add header");
+  const addRow = () => {
+    const name = field("Header name", el("input", { type: "text", autocomplete: "off", spellcheck: "false", placeholder: "Authorization" }));
+    const value = field("Value", el("input", { type: "text", autocomplete: "off", spellcheck: "false" }), { help: "Write-only." });
+    const row = { name, value, node: null };
+    const removeRow = el("button", { type: "button", class: "quiet", "aria-label": "Remove this header row", onclick: () => {
+      rows.splice(rows.indexOf(row), 1);
+      row.node.remove();
+      if (!rows.length) addRow();
+      add.focus();
+    } }, "Remove");
+    row.node = el("div", { class: "header-row" }, name.node, value.node, removeRow);
+    rows.push(row);
+    box.append(row.node);
+    return row;
+  };
+  addRow();
+  add.addEventListener("click", () => addRow().name.control.focus());
+  const groupId = uid("hdr");
+  return {
+    node: el("fieldset", { class: "headers", "aria-describedby": `${groupId}-hint` }, el("legend", {}, "Headers sent to the server"),
+      el("p", { class: "help", id: `${groupId}-hint` }, hint), box, groupError, add),
+    collect() {
+      const out = {};
+      let ok = true;
+      for (const { name, value } of rows) {
+        const n = name.control.value.trim();
+        const v = value.control.value;
+        if (!n && !v) continue;
+        if (!n) { name.setError("Give the header a name, or clear its value."); ok = false; continue; }
+        out[n] = v;
+      }
+      if (!ok) { rows.find((r) => r.name.control.getAttribute("aria-invalid"))?.name.control.focus(); return undefined; }
+      return Object.keys(out).length ? out : null;
+    },
+    placeError(headerName, message) {
+      const row = rows.find((r) => r.name.control.value.trim() === headerName);
+      if (row) (/\bvalue\b/i.test(message) ? row.value : row.name).setError(message);
+      else groupError.textContent = headerName ? `${headerName}: ${message}` : message;
+      return true;
+    },
+    clearErrors() { rows.forEach((r) => { r.name.setError(""); r.value.setError(""); }); groupError.textContent = ""; },
+    reset() { rows.splice(0).forEach((r) => r.node.remove()); addRow(); },
+  };
+}
