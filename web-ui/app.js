@@ -187,6 +187,11 @@ function failed(error) {
   show(el("section", { class: "card" }, el("h1", {}, "Something went wrong"), el("p", { role: "alert" }, error.message)));
 }
 
+// A one-time link pasted into the same tab changes only the fragment: start over with it.
+window.addEventListener("hashchange", () => {
+  if (["/setup", "/invite"].includes(location.pathname)) location.reload();
+});
+
 const path = location.pathname.replace(/\/+$/, "") || "/";
 const page = orgPages[path] ? () => orgPage(orgPages[path]) : pages[path] ?? pages["/"];
 page().catch(failed);

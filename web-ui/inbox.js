@@ -100,25 +100,23 @@ function endingNote({ decided_by, reason, action }) {
 
 function renderNotice(notice) {
   const node = el("div", { class: "notice", role: "alert" }, el("p", {}, notice.message));
-  if (notice.kind === "credential_ask_blocked" && notice.server) {
-    node.append(el("button", { type: "button", class: "quiet", onclick: async (e) => {
-      e.target.disabled = true;
+  const adminOrgs = (document.body.dataset.adminOrgs ?? "").split(" ");
+  if (notice.kind === "credential_ask_blocked" && notice.server && adminOrgs.includes(notice.org)) {
+    const cut = el("button", { type: "button", class: "quiet", onclick: async () => {
+      cut.disabled = true;
       try {
-        await api("POST", `/orgs/${encodeURIComponent(orgOf(notice))}/servers/${encodeURIComponent(notice.server.slug)}/cut-off`,
+        await api("POST", `/orgs/${encodeURIComponent(notice.org)}/servers/${encodeURIComponent(notice.server.slug)}/cut-off`,
           { reason: "asked for a credential" });
         node.append(el("p", { class: "muted" }, `${notice.server.name} is cut off for the organisation.`));
       } catch (error) {
         node.append(el("p", { class: "error" }, error.message));
+        cut.disabled = false;
       }
-    } }, `Cut ${notice.server.name} off for everyone (admins)`));
+    } }, `Cut ${notice.server.name} off for everyone`);
+    node.append(cut);
   }
   node.append(el("button", { type: "button", class: "quiet", onclick: () => node.remove() }, "Dismiss notice"));
   return node;
-}
-
-// Notices carry no org; the current page's org (set by the app) is used.
-function orgOf() {
-  return document.body.dataset.org ?? "";
 }
 
 function hostOf(url) {

@@ -53,7 +53,6 @@ export function renderNav(nav, account, onSwitch) {
   // The org switcher and account come first, as they are drawn (top right); the page links below.
   nav.append(el("div", { class: "nav-side" }, parts, who), el("nav", { class: "nav-links-wrap", "aria-label": "Pages" }, links, admin));
   // The inbox's one-click cut-off acts on the selected org when the user administers it.
-  const adminOrg = isAdmin(current) ? current : account.memberships.find(isAdmin);
-  if (adminOrg) document.body.dataset.org = adminOrg.org.slug;
-  else delete document.body.dataset.org;
+  // The inbox offers a notice's one-click cut-off only in orgs the user administers.
+  document.body.dataset.adminOrgs = account.memberships.filter(isAdmin).map((m) => m.org.slug).join(" ");
 }

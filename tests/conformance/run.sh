@@ -18,6 +18,7 @@ trap cleanup EXIT
 export HERALD_DATABASE_URL="sqlite://$work/herald.db" HERALD_LOG_FORMAT=json HERALD_LISTEN=127.0.0.1:0
 password="conformance passphrase 42"
 echo "$password" | "$bin" bootstrap --org acme --org-name Acme --email conformance@example.com --password-stdin >/dev/null
+: >"$work/herald.log"
 "$bin" >"$work/herald.log" 2>&1 &
 pid=$!
 { timeout 60 tail -n +1 -f "$work/herald.log" || true; } | grep -m1 -q '"herald is serving"' || { cat "$work/herald.log"; exit 1; }

@@ -13,7 +13,9 @@ trap cleanup EXIT
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
 bin="${CARGO_TARGET_DIR:-$root/target}/release/herald"
 
-# Port 0 lets the OS pick a free port; the log says which one.
+# Port 0 lets the OS pick a free port; the log says which one. The log exists
+# before tail looks for it.
+: >"$log"
 (cd "$work" && HERALD_LISTEN=127.0.0.1:0 HERALD_LOG_FORMAT=json exec "$bin" >"$log" 2>&1) &
 pid=$!
 # Wait for the line that says it is serving; tail ends by SIGPIPE once grep has

@@ -86,7 +86,14 @@ pub enum ServerEvent {
     /// Something the user should know that is not a question, e.g. that a
     /// server reports the out-of-band step of a URL elicitation complete.
     #[serde(rename = "notice")]
-    Notice { kind: &'static str, message: String, server: Option<ServerView>, elicitation_id: Option<Uuid> },
+    Notice {
+        kind: &'static str,
+        message: String,
+        /// The organisation it concerns (its slug).
+        org: String,
+        server: Option<ServerView>,
+        elicitation_id: Option<Uuid>,
+    },
     #[serde(rename = "ack")]
     Ack { id: Uuid },
     #[serde(rename = "error")]

@@ -157,6 +157,7 @@ async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
     ctx.state.broker.hub.publish(
         ctx.user_id,
         &ServerEvent::Notice {
+                org: ctx.org_slug.clone(),
             kind: "auto_muted",
             message: format!(
                 "{} kept asking a question you had declined, so Herald muted it for you. Unmute it in your mutes.",
@@ -174,6 +175,7 @@ async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
 async fn tell_about_blocked_credential_ask(ctx: &CallContext, record: &Elicitation, hits: &[CredentialHit]) {
     let asked: Vec<String> = hits.iter().map(|h| h.explanation.clone()).collect();
     let notice = ServerEvent::Notice {
+        org: ctx.org_slug.clone(),
         kind: "credential_ask_blocked",
         message: format!(
             "{} asked for a credential and Herald declined for you: {}",

@@ -155,6 +155,7 @@ async fn admit(
     headers: &HeaderMap,
     org: &str,
     server: &str,
+    request_id: Option<&RequestId>,
 ) -> Result<(TokenPrincipal, Server), Response> {
     let token = headers
         .get(header::AUTHORIZATION)
@@ -188,7 +189,7 @@ async fn admit(
     if let Some(cut) = &found.cut_off {
         let why = if cut.reason.is_empty() { String::new() } else { format!(" ({})", cut.reason) };
         let refusal = Message::error(
-            None,
+            request_id.cloned(),
             INVALID_REQUEST,
             format!("upstream server {} has been cut off by your organisation{why}", found.slug),
         );
@@ -214,11 +215,14 @@ pub async fn post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let (principal, server) = match admit(&state, &headers, &org, &server).await {
+    // Parsed before admission only so that a refusal can answer the request's id.
+    let parsed = Message::parse(&body);
+    let request_id = parsed.as_ref().ok().and_then(|m| m.id().cloned());
+    let (principal, server) = match admit(&state, &headers, &org, &server, request_id.as_ref()).await {
         Ok(admitted) => admitted,
         Err(response) => return response,
     };
-    let message = match Message::parse(&body) {
+    let message = match parsed {
         Ok(m) => m,
         Err(e) => return rpc(StatusCode::BAD_REQUEST, &e.to_response()),
     };
@@ -445,7 +449,7 @@ async fn agent_session(
     org: &str,
     server: &str,
 ) -> Result<(String, Arc<AgentSession>, Server), Response> {
-    let (principal, server) = admit(state, headers, org, server).await?;
+    let (principal, server) = admit(state, headers, org, server, None).await?;
     let Some(session_id) = headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return Err(StatusCode::METHOD_NOT_ALLOWED.into_response());
     };
