@@ -193,56 +193,19 @@ async fn serve_demo_prints_how_to_call_it_and_the_whole_flow_works() {
 /// the second replica refuses to start, which the test above checks.)
 #[tokio::test]
 async fn two_replicas_on_postgresql_enforce_one_org_cap() {
-    let db = TestDb::create().await;
-    if !matches!(db, TestDb::Postgres { .. }) {
-        eprintln!(
-            "two_replicas_on_postgresql_enforce_one_org_cap: needs HERALD_TEST_DATABASE_URL (PostgreSQL)"
-        );
-        return;
-    }
-    let created = bootstrap(&db, "acme", "owner@example.com", PASSWORD).await;
-    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
-    let mut replicas = Vec::new();
-    for _ in 0..2 {
-        let cwd = temp_dir();
-        let mut child = herald(&cwd)
-            .env("HERALD_DATABASE_URL", db.url())
-            .env("HERALD_SECRET_KEY", "two-replicas-share-this-secret-key-0123456789")
-            .spawn()
-            .unwrap();
-        let (listen, _) = serving(&mut child).await;
-        replicas.push((child, format!("http://{listen}")));
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
-
-    // Set up through the first replica: the demo server, a cap of 3 an hour, a token.
-    let owner = crate::support::Session {
-        base: replicas[0].1.clone(),
-        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
-        bearer: None,
-    };
-    let login = owner
-        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
-        .await;
-    assert_eq!(login.status(), StatusCode::OK);
-    crate::mcp_support::register(&owner, "demo", "Demo Server", &demo.url()).await;
+    let Some(mut r) = two_replicas("two_replicas_on_postgresql_enforce_one_org_cap", 0).await else { return };
+    let (owner, token) = (r.owner.clone(), r.token.clone());
     let capped =
         owner.put("/api/v1/orgs/acme/policy", &json!({ "rate_caps": { "per_org_per_hour": 3 } })).await;
     assert_eq!(capped.status(), StatusCode::OK);
-    let token =
-        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
-            .as_str()
-            .unwrap()
-            .to_owned();
 
     // One dashboard is enough: questions reach it from either replica.
-    let mut dashboard = crate::mcp_support::Dashboard::open_at(&replicas[0].1, &token).await;
+    let mut dashboard = crate::mcp_support::Dashboard::open_at(&r.bases[0], &token).await;
     let (mut shown, mut refused) = (0, 0);
     let mut waiting = Vec::new();
     for i in 0..8 {
         let replica = i % 2;
-        let agent = crate::mcp_support::Agent::modern_at(&replicas[replica].1, "acme", &token, "demo");
+        let agent = crate::mcp_support::Agent::modern_at(&r.bases[replica], "acme", &token, "demo");
         let service = format!("svc-{i}");
         let mut call = tokio::spawn({
             let service = service.clone();
@@ -277,7 +240,7 @@ async fn two_replicas_on_postgresql_enforce_one_org_cap() {
     for call in waiting {
         call.abort();
     }
-    for (mut child, _) in replicas {
+    for child in &mut r.children {
         child.kill().await.unwrap();
     }
 }
@@ -325,45 +288,15 @@ async fn sigterm_ends_pending_questions_cleanly_and_exits_zero() {
 /// call suspended on the first (PostgreSQL LISTEN/NOTIFY; the rows stay the truth).
 #[tokio::test]
 async fn an_answer_on_one_replica_completes_a_call_suspended_on_another() {
-    let db = TestDb::create().await;
-    if !matches!(db, TestDb::Postgres { .. }) {
-        eprintln!("an_answer_on_one_replica_completes_a_call_suspended_on_another: needs PostgreSQL");
+    let Some(mut r) = two_replicas("an_answer_on_one_replica_completes_a_call_suspended_on_another", 0).await
+    else {
         return;
-    }
-    let created = bootstrap(&db, "acme", "owner@example.com", PASSWORD).await;
-    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
-    let mut replicas = Vec::new();
-    for _ in 0..2 {
-        let cwd = temp_dir();
-        let mut child = herald(&cwd)
-            .env("HERALD_DATABASE_URL", db.url())
-            .env("HERALD_SECRET_KEY", "two-replicas-share-this-secret-key-0123456789")
-            .spawn()
-            .unwrap();
-        let (listen, _) = serving(&mut child).await;
-        replicas.push((child, format!("http://{listen}")));
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
-    let owner = crate::support::Session {
-        base: replicas[0].1.clone(),
-        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
-        bearer: None,
     };
-    let login = owner
-        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
-        .await;
-    assert_eq!(login.status(), StatusCode::OK);
-    crate::mcp_support::register(&owner, "demo", "Demo Server", &demo.url()).await;
-    let token =
-        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+    let token = r.token.clone();
 
     // The dashboard is on replica B; the agent's call goes through replica A.
-    let mut on_b = crate::mcp_support::Dashboard::open_at(&replicas[1].1, &token).await;
-    let agent = crate::mcp_support::Agent::modern_at(&replicas[0].1, "acme", &token, "demo");
+    let mut on_b = crate::mcp_support::Dashboard::open_at(&r.bases[1], &token).await;
+    let agent = crate::mcp_support::Agent::modern_at(&r.bases[0], "acme", &token, "demo");
     let call = tokio::spawn(async move {
         agent.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await
     });
@@ -371,7 +304,7 @@ async fn an_answer_on_one_replica_completes_a_call_suspended_on_another() {
     assert_eq!(created["server"]["name"], "Demo Server");
     assert_eq!(on_b.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await["type"], "ack");
     assert_eq!(crate::mcp_support::text(&call.await.unwrap()), "Deployed api to staging");
-    for (mut child, _) in replicas {
+    for child in &mut r.children {
         child.kill().await.unwrap();
     }
 }
@@ -404,28 +337,65 @@ async fn an_unreachable_database_at_start_is_retried() {
 /// question (`interrupted`) within seconds and every dashboard is told.
 #[tokio::test]
 async fn a_dead_replicas_questions_are_ended_by_another() {
+    let Some(mut r) = two_replicas("a_dead_replicas_questions_are_ended_by_another", 1).await else { return };
+    let token = r.token.clone();
+    let mut on_b = crate::mcp_support::Dashboard::open_at(&r.bases[1], &token).await;
+    let agent = crate::mcp_support::Agent::modern_at(&r.bases[0], "acme", &token, "demo");
+    let _call = tokio::spawn(async move {
+        agent.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await
+    });
+    let created = on_b.next_of("elicitation.created").await;
+    r.children[0].start_kill().unwrap(); // SIGKILL: no chance to clean up
+    r.children[0].wait().await.unwrap();
+    // Heartbeats stop; within the replica timeout (15 s) plus a sweep, B ends it.
+    let resolved = on_b.next_within(std::time::Duration::from_secs(45)).await;
+    assert_eq!(resolved["type"], "elicitation.resolved", "another replica ends the dead one's question");
+    assert_eq!(resolved["id"], created["id"]);
+    assert_eq!(
+        (resolved["decided_by"].clone(), resolved["reason"].clone()),
+        (json!("system"), json!("interrupted"))
+    );
+    for child in &mut r.children {
+        let _ = child.kill().await;
+    }
+}
+
+/// Two `herald` processes on one fresh PostgreSQL database (sharing one
+/// instance key), the demo server registered as `demo` in org acme through
+/// replica `setup_on`, its owner signed in there, and an agent token.
+/// `None` on SQLite, where a second process cannot start (tested above).
+struct Replicas {
+    bases: Vec<String>,
+    owner: crate::support::Session,
+    token: String,
+    children: Vec<Child>,
+    _demo: herald_demo_server::DemoServerHandle,
+    _db: TestDb,
+}
+
+async fn two_replicas(test: &str, setup_on: usize) -> Option<Replicas> {
     let db = TestDb::create().await;
     if !matches!(db, TestDb::Postgres { .. }) {
-        eprintln!("a_dead_replicas_questions_are_ended_by_another: needs PostgreSQL");
-        return;
+        eprintln!("{test}: needs HERALD_TEST_DATABASE_URL (PostgreSQL)");
+        return None;
     }
     let created = bootstrap(&db, "acme", "owner@example.com", PASSWORD).await;
     assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
-    let mut replicas = Vec::new();
+    let (mut bases, mut children) = (Vec::new(), Vec::new());
     for _ in 0..2 {
-        let cwd = temp_dir();
-        let mut child = herald(&cwd)
+        let mut child = herald(&temp_dir())
             .env("HERALD_DATABASE_URL", db.url())
             .env("HERALD_SECRET_KEY", "two-replicas-share-this-secret-key-0123456789")
             .spawn()
             .unwrap();
         let (listen, _) = serving(&mut child).await;
-        replicas.push((child, format!("http://{listen}")));
+        bases.push(format!("http://{listen}"));
+        children.push(child);
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
     let owner = crate::support::Session {
-        base: replicas[1].1.clone(),
+        base: bases[setup_on].clone(),
         http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
         bearer: None,
     };
@@ -439,23 +409,5 @@ async fn a_dead_replicas_questions_are_ended_by_another() {
             .as_str()
             .unwrap()
             .to_owned();
-    let mut on_b = crate::mcp_support::Dashboard::open_at(&replicas[1].1, &token).await;
-    let agent = crate::mcp_support::Agent::modern_at(&replicas[0].1, "acme", &token, "demo");
-    let _call = tokio::spawn(async move {
-        agent.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await
-    });
-    let created = on_b.next_of("elicitation.created").await;
-    replicas[0].0.start_kill().unwrap(); // SIGKILL: no chance to clean up
-    replicas[0].0.wait().await.unwrap();
-    // Heartbeats stop; within the replica timeout (15 s) plus a sweep, B ends it.
-    let resolved = on_b.next_within(std::time::Duration::from_secs(45)).await;
-    assert_eq!(resolved["type"], "elicitation.resolved", "another replica ends the dead one's question");
-    assert_eq!(resolved["id"], created["id"]);
-    assert_eq!(
-        (resolved["decided_by"].clone(), resolved["reason"].clone()),
-        (json!("system"), json!("interrupted"))
-    );
-    for (mut child, _) in replicas {
-        let _ = child.kill().await;
-    }
+    Some(Replicas { bases, owner, token, children, _demo: demo, _db: db })
 }

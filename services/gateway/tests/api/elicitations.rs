@@ -11,10 +11,9 @@ use uuid::Uuid;
 use crate::mcp_support::Dashboard;
 use crate::support::{Session, TestApp, body, problem};
 
-async fn ids(session: &Session) -> (Uuid, Uuid) {
+async fn user_id(session: &Session) -> Uuid {
     let me = body(session.get("/api/v1/me").await).await;
-    let user = me["user"]["id"].as_str().unwrap().parse().unwrap();
-    (user, Uuid::nil())
+    me["user"]["id"].as_str().unwrap().parse().unwrap()
 }
 
 fn record(app: &TestApp, org_id: Uuid, user_id: Uuid, message: &str, expires_in: Duration) -> Elicitation {
@@ -57,7 +56,7 @@ async fn org_id(app: &TestApp, user: Uuid) -> Uuid {
 async fn records_are_listed_newest_first_in_pages_and_only_to_their_user() {
     let app = TestApp::spawn().await;
     let owner = app.owner().await;
-    let (user, _) = ids(&owner).await;
+    let user = user_id(&owner).await;
     let org = org_id(&app, user).await;
     let mut waiters = Vec::new();
     for i in 0..5 {
@@ -126,7 +125,7 @@ async fn records_are_listed_newest_first_in_pages_and_only_to_their_user() {
 async fn answers_are_validated_and_the_first_one_wins() {
     let app = TestApp::spawn().await;
     let owner = app.owner().await;
-    let (user, _) = ids(&owner).await;
+    let user = user_id(&owner).await;
     let org = org_id(&app, user).await;
     let waiter =
         app.state.broker.open(record(&app, org, user, "search what?", Duration::minutes(10))).await.unwrap();
@@ -171,7 +170,7 @@ async fn dashboards_get_pending_on_connect_and_every_ending_live() {
     let app = TestApp::spawn().await;
     let owner = app.owner().await;
     let token = app.token(&owner, "acme", "dash").await;
-    let (user, _) = ids(&owner).await;
+    let user = user_id(&owner).await;
     let org = org_id(&app, user).await;
     let early = app
         .state
@@ -237,7 +236,7 @@ async fn deadlines_end_questions_nobody_answers() {
     let app = TestApp::spawn().await;
     let owner = app.owner().await;
     let token = app.token(&owner, "acme", "dash").await;
-    let (user, _) = ids(&owner).await;
+    let user = user_id(&owner).await;
     let org = org_id(&app, user).await;
     let mut dashboard = Dashboard::open(&app, &token).await;
     let waiter =
@@ -255,7 +254,7 @@ async fn deadlines_end_questions_nobody_answers() {
 async fn what_a_dead_process_left_pending_is_ended_on_start() {
     let app = TestApp::spawn().await;
     let owner = app.owner().await;
-    let (user, _) = ids(&owner).await;
+    let user = user_id(&owner).await;
     let org = org_id(&app, user).await;
     let mut orphan = record(&app, org, user, "asked by a process that died", Duration::minutes(10));
     orphan.replica_id = Uuid::new_v4(); // a replica that never beats again
@@ -267,10 +266,7 @@ async fn what_a_dead_process_left_pending_is_ended_on_start() {
     ours.replica_id = app.state.broker.replica_id;
     app.state.store.create_elicitation(&ours).await.unwrap();
 
-    // The start-up sweep (on PostgreSQL a replica must also have gone silent).
-    if !app.state.store.single_process() {
-        // A replica that never beat is dead already.
-    }
+    // The start-up sweep: a replica that never beat is dead already.
     janitor::sweep(&app.state.broker).await;
     let read = |id: Uuid| {
         let owner = owner.clone();
