@@ -50,6 +50,15 @@ macro_rules! elicitation_cols {
     };
 }
 
+/// The start of every bulk ending: `$1`–`$4` are the outcome's action,
+/// decided_by, reason and time; the caller's filter follows from `$5`.
+macro_rules! end_pending_where {
+    () => {
+        "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
+         reason = $3, resolved_at = $4 WHERE status = 'pending' AND "
+    };
+}
+
 macro_rules! server_cols {
     () => {
         "id, org_id, slug, name, url, header_names, headers_sealed, created_at, \
@@ -948,9 +957,8 @@ macro_rules! impl_store {
             ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
                 use $crate::storage::{rows::ElicitationRow, DbTime};
                 let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
-                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
-                     reason = $3, resolved_at = $4 \
-                     WHERE status = 'pending' AND replica_id <> $5 AND replica_id NOT IN \
+                    $crate::storage::sql::end_pending_where!(),
+                    "replica_id <> $5 AND replica_id NOT IN \
                      (SELECT id FROM replicas WHERE heartbeat_at >= $6) RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
@@ -972,8 +980,8 @@ macro_rules! impl_store {
             ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
                 use $crate::storage::{rows::ElicitationRow, DbTime};
                 let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
-                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
-                     reason = $3, resolved_at = $4 WHERE status = 'pending' AND expires_at < $5 RETURNING ",
+                    $crate::storage::sql::end_pending_where!(),
+                    "expires_at < $5 RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
                 .bind(&outcome.action)
@@ -994,9 +1002,8 @@ macro_rules! impl_store {
             ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
                 use $crate::storage::{rows::ElicitationRow, DbTime};
                 let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
-                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
-                     reason = $3, resolved_at = $4 \
-                     WHERE status = 'pending' AND org_id = $5 AND server_id = $6 RETURNING ",
+                    $crate::storage::sql::end_pending_where!(),
+                    "org_id = $5 AND server_id = $6 RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
                 .bind(&outcome.action)
@@ -1017,8 +1024,8 @@ macro_rules! impl_store {
             ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
                 use $crate::storage::{rows::ElicitationRow, DbTime};
                 let rows: Vec<ElicitationRow> = sqlx::query_as(concat!(
-                    "UPDATE elicitations SET status = 'resolved', action = $1, content = NULL, decided_by = $2, \
-                     reason = $3, resolved_at = $4 WHERE status = 'pending' AND replica_id = $5 RETURNING ",
+                    $crate::storage::sql::end_pending_where!(),
+                    "replica_id = $5 RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
                 .bind(&outcome.action)
@@ -1271,5 +1278,6 @@ macro_rules! impl_store {
 }
 
 pub(super) use {
-    elicitation_cols, impl_store, invite_cols, member_select, membership_select, server_cols, token_cols,
+    elicitation_cols, end_pending_where, impl_store, invite_cols, member_select, membership_select,
+    server_cols, token_cols,
 };
