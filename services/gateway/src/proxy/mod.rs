@@ -525,10 +525,10 @@ async fn modern_request(
         Ok(p) => p,
         Err(e) => return rpc(StatusCode::BAD_REQUEST, &Message::error(Some(id), INVALID_PARAMS, e)),
     };
-    if let Err(mismatch) = check_modern(headers, &method, &params) {
+    let meta = params.meta();
+    if let Err(mismatch) = check_modern(headers, &method, &params, &meta) {
         return rpc(StatusCode::BAD_REQUEST, &Message::error(Some(id), HEADER_MISMATCH, mismatch));
     }
-    let meta = params.meta();
     if !meta.contains_key(META_CLIENT_CAPABILITIES) {
         return rpc(
             StatusCode::BAD_REQUEST,
@@ -577,9 +577,13 @@ async fn modern_request(
 }
 
 /// The 2026-07-28 rules: headers present and equal to the body.
-fn check_modern(headers: &HeaderMap, method: &str, params: &RawObject) -> Result<(), String> {
+fn check_modern(
+    headers: &HeaderMap,
+    method: &str,
+    params: &RawObject,
+    meta: &serde_json::Map<String, Value>,
+) -> Result<(), String> {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let meta = params.meta();
     let body_version = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);
     if body_version != Some(PROTOCOL_VERSION_2026_07_28) {
         return Err(format!(
