@@ -97,6 +97,48 @@ pub async fn answer(
     }
 }
 
+#[derive(Serialize)]
+pub struct PendingSummary {
+    total: i64,
+    #[serde(with = "time::serde::rfc3339::option")]
+    oldest: Option<time::OffsetDateTime>,
+    servers: Vec<PendingServer>,
+}
+
+#[derive(Serialize)]
+pub struct PendingServer {
+    server: String,
+    server_name: String,
+    count: i64,
+    people: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    oldest: time::OffsetDateTime,
+}
+
+/// `GET /api/v1/orgs/{org}/elicitations/pending` (admins): what the org's
+/// members are being asked right now, per server, without the questions.
+pub async fn pending_summary(
+    State(state): State<AppState>,
+    access: OrgAccess,
+) -> ApiResult<Json<PendingSummary>> {
+    access.require_admin()?;
+    let groups = state.store.pending_by_server(access.org_id()).await?;
+    Ok(Json(PendingSummary {
+        total: groups.iter().map(|g| g.count).sum(),
+        oldest: groups.iter().map(|g| g.oldest).min(),
+        servers: groups
+            .into_iter()
+            .map(|g| PendingServer {
+                server: g.server_slug,
+                server_name: g.server_name,
+                count: g.count,
+                people: g.people,
+                oldest: g.oldest,
+            })
+            .collect(),
+    }))
+}
+
 impl From<RespondError> for ApiError {
     fn from(e: RespondError) -> Self {
         match e {

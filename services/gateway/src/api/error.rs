@@ -49,6 +49,11 @@ pub enum ApiError {
     Gone(&'static str, String),
     #[error("the service is temporarily unavailable")]
     Unavailable,
+    /// The upstream MCP server failed or refused; the text names it and says why.
+    #[error("{0}")]
+    Upstream(String),
+    #[error("{0}")]
+    UpstreamTimeout(String),
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
@@ -78,6 +83,12 @@ impl ApiError {
             Conflict(code, _) => (StatusCode::CONFLICT, code, "Conflict"),
             Gone(code, _) => (StatusCode::GONE, code, "No longer available"),
             Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable", "Service unavailable"),
+            Upstream(_) => (StatusCode::BAD_GATEWAY, "upstream-error", "The upstream server failed"),
+            UpstreamTimeout(_) => (
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream-timeout",
+                "The upstream server did not answer in time",
+            ),
             Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
         }
     }

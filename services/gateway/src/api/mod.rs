@@ -4,6 +4,7 @@
 pub mod account;
 pub mod audit;
 pub mod auth;
+pub mod console;
 pub mod csrf;
 pub mod elicitations;
 pub mod error;
@@ -51,11 +52,15 @@ pub fn router(state: AppState) -> Router {
         .route("/servers/{slug}", get(servers::show).patch(servers::update).delete(servers::delete))
         .route("/servers/{slug}/cut-off", post(servers::cut_off))
         .route("/servers/{slug}/restore", post(servers::restore))
+        .route("/servers/{slug}/test", post(console::test_connection))
+        .route("/servers/{slug}/tools", get(console::tools))
+        .route("/servers/{slug}/tools/call", post(console::call_tool))
         .route("/policy", get(policy::show).put(policy::replace))
         .route("/mutes", get(mutes::list).post(mutes::add))
         .route("/mutes/{server}", axum::routing::delete(mutes::remove))
         .route("/audit", get(audit::list))
         .route("/elicitations", get(elicitations::list))
+        .route("/elicitations/pending", get(elicitations::pending_summary))
         .route("/elicitations/{id}", get(elicitations::show))
         .route("/elicitations/{id}/respond", post(elicitations::answer));
 
@@ -93,6 +98,8 @@ pub fn router(state: AppState) -> Router {
         .route("/admin/servers", get(crate::web::page))
         .route("/admin/policy", get(crate::web::page))
         .route("/admin/audit", get(crate::web::page))
+        .route("/admin/pending", get(crate::web::page))
+        .route("/console", get(crate::web::page))
         .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))

@@ -9,6 +9,7 @@
 //! either generation; Herald translates, and answers elicitations itself.
 
 pub mod call;
+pub mod console;
 pub mod elicit;
 pub mod meta;
 pub mod upstream;

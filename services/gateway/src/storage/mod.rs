@@ -305,6 +305,17 @@ pub struct AuditQuery {
     pub limit: u32,
 }
 
+/// Pending elicitations of one server in an org.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingGroup {
+    pub server_slug: String,
+    pub server_name: String,
+    pub count: i64,
+    /// How many different people are being asked.
+    pub people: i64,
+    pub oldest: OffsetDateTime,
+}
+
 /// Which of a user's elicitations to list, newest first.
 #[derive(Debug, Clone, Default)]
 pub struct ElicitationQuery {
@@ -510,6 +521,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Vec<Elicitation>>;
     /// How many elicitations are pending for the user, in every org.
     async fn pending_count(&self, user_id: Uuid) -> Result<i64>;
+    /// What is pending across an org, per server, oldest group first (the admins' live view).
+    async fn pending_by_server(&self, org_id: Uuid) -> Result<Vec<PendingGroup>>;
     /// Forgets the content of accepted answers resolved before `before` (retention).
     async fn purge_accepted_content(&self, org_id: Uuid, before: OffsetDateTime) -> Result<u64>;
     async fn org_ids(&self) -> Result<Vec<Uuid>>;

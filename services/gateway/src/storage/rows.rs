@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::{
     ApiToken, AuditEntry, CutOff, DbTime, Elicitation, Invite, Member, Membership, Mute, Org, Outcome,
-    Server, ServerSnapshot, StoredPolicy, TokenPrincipal, User, UserCredentials,
+    PendingGroup, Server, ServerSnapshot, StoredPolicy, TokenPrincipal, User, UserCredentials,
 };
 use crate::domain::Role;
 
@@ -338,6 +338,27 @@ impl From<AuditRow> for AuditEntry {
             server_slug: r.server_slug,
             reason: r.reason,
             details: r.details.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct PendingGroupRow {
+    pub server_slug: String,
+    pub server_name: String,
+    pub count: i64,
+    pub people: i64,
+    pub oldest: DbTime,
+}
+
+impl From<PendingGroupRow> for PendingGroup {
+    fn from(r: PendingGroupRow) -> Self {
+        PendingGroup {
+            server_slug: r.server_slug,
+            server_name: r.server_name,
+            count: r.count,
+            people: r.people,
+            oldest: r.oldest.0,
         }
     }
 }

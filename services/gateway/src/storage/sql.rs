@@ -1045,6 +1045,23 @@ macro_rules! impl_store {
                     .await?)
             }
 
+            async fn pending_by_server(
+                &self,
+                org_id: uuid::Uuid,
+            ) -> $crate::storage::Result<Vec<$crate::storage::PendingGroup>> {
+                // The registry name may have changed while questions were open: show the latest.
+                let rows: Vec<$crate::storage::rows::PendingGroupRow> = sqlx::query_as(
+                    "SELECT server_slug, MAX(server_name) AS server_name, COUNT(*) AS count, \
+                            COUNT(DISTINCT user_id) AS people, MIN(created_at) AS oldest \
+                     FROM elicitations WHERE org_id = $1 AND status = 'pending' \
+                     GROUP BY server_slug ORDER BY MIN(created_at), server_slug",
+                )
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
             async fn purge_accepted_content(
                 &self,
                 org_id: uuid::Uuid,

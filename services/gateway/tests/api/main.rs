@@ -4,6 +4,7 @@
 
 mod accounts;
 mod cli;
+mod console;
 mod demo;
 mod elicitations;
 mod errors;
