@@ -144,6 +144,8 @@ const orgPages = {
   "/tokens": ["tokens.js", false],
   "/mutes": ["mutes.js", false],
   "/connect": ["connect.js", false],
+  "/console": ["console.js", false],
+  "/admin/pending": ["pending.js", true],
   "/admin/members": ["members.js", true],
   "/admin/servers": ["servers.js", true],
   "/admin/policy": ["policy.js", true],

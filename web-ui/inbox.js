@@ -7,14 +7,19 @@ import { api, el } from "./dom.js";
 
 const RECONNECT_MAX_MS = 30_000;
 
-export function startInbox(root) {
+/**
+ * Draws the live inbox into `root` and keeps it current; returns `stop()`,
+ * which closes the socket for good (a page that redraws calls it first).
+ */
+export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
   const cards = new Map(); // id -> { record, node, timer }
   const list = el("div", { class: "inbox", "aria-label": "Questions waiting for you" });
   const empty = el("p", { class: "muted" }, "Nothing is waiting for you. Questions from servers appear here as they are asked.");
   const live = el("div", { class: "sr-only", "aria-live": "polite", role: "status" });
   const notices = el("div", { class: "notices" });
   const status = el("p", { class: "status muted", "aria-live": "polite" });
-  root.replaceChildren(el("h1", {}, "Inbox"), status, notices, empty, list, live);
+  root.replaceChildren(el(level, {}, title), status, notices, empty, list, live);
+  let stopped = false;
 
   const updateCount = () => {
     const n = cards.size;
@@ -39,6 +44,7 @@ export function startInbox(root) {
   const send = (message) => socket?.readyState === WebSocket.OPEN && socket.send(JSON.stringify(message));
 
   const connect = () => {
+    if (stopped) return;
     const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1/ws`;
     socket = new WebSocket(url);
     socket.addEventListener("open", () => {
@@ -80,6 +86,7 @@ export function startInbox(root) {
       }
     });
     socket.addEventListener("close", () => {
+      if (stopped) return;
       status.textContent = `Connection lost; reconnecting in ${Math.round(backoff / 1000)} s…`;
       setTimeout(connect, backoff);
       backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
@@ -87,6 +94,12 @@ export function startInbox(root) {
   };
   connect();
   updateCount();
+  return () => {
+    stopped = true;
+    socket?.close();
+    cards.forEach((card) => clearInterval(card.timer));
+    document.title = "Herald";
+  };
 }
 
 function endingNote({ decided_by, reason, action }) {
@@ -233,8 +246,11 @@ function flagText(type) {
   }[type] ?? "";
 }
 
-/** One form field as the natural control; `value()` reads it, `check()` validates it. */
-function renderField(qid, field, fieldErrors) {
+/**
+ * One form field as the natural control; `value()` reads it, `check()` validates it.
+ * Shared with the console, which draws a tool's flat input schema the same way.
+ */
+export function renderField(qid, field, fieldErrors) {
   const id = `q-${qid}-${field.name}`;
   const help = field.description ? el("p", { class: "help", id: `${id}-help` }, field.description) : null;
   const error = el("p", { class: "error", id: `${id}-error`, "aria-live": "polite" });

@@ -6,8 +6,8 @@ import { api, el } from "./dom.js";
 
 const KEY = "herald.org";
 
-const MEMBER_LINKS = [["/", "Inbox"], ["/history", "History"], ["/tokens", "Tokens"], ["/mutes", "Mutes"], ["/connect", "Connect an agent"]];
-const ADMIN_LINKS = [["/admin/members", "Members"], ["/admin/servers", "Servers"], ["/admin/policy", "Policy"], ["/admin/audit", "Audit log"]];
+const MEMBER_LINKS = [["/", "Inbox"], ["/history", "History"], ["/tokens", "Tokens"], ["/mutes", "Mutes"], ["/console", "Try a tool"], ["/connect", "Connect an agent"]];
+const ADMIN_LINKS = [["/admin/pending", "Pending"], ["/admin/members", "Members"], ["/admin/servers", "Servers"], ["/admin/policy", "Policy"], ["/admin/audit", "Audit log"]];
 
 export const isAdmin = (membership) => membership?.role === "owner" || membership?.role === "admin";
 

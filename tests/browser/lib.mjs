@@ -23,6 +23,9 @@ export const env = {
   token: required("HERALD_TOKEN"),
   org: process.env.HERALD_ORG || "demo",
   server: process.env.HERALD_SERVER || "demo",
+  // Peers run.sh starts and registers in the org: a legacy-only demo server and server-everything.
+  legacyServer: process.env.HERALD_LEGACY_SERVER ?? "",
+  everythingServer: process.env.HERALD_EVERYTHING_SERVER ?? "",
   // Where screenshots for the docs go; empty to take none.
   screenshots: process.env.HERALD_SCREENSHOTS ?? "",
 };
@@ -56,11 +59,13 @@ export async function launch() {
 // records Content-Security-Policy violations (nothing should ever try to run
 // inline code). Init scripts are not subject to the page's CSP.
 const INIT_SCRIPT = () => {
-  window.__heraldTest = { socketsOpened: 0, cspViolations: [] };
+  // `blocked`: new sockets go nowhere (as if Herald were unreachable); `sockets`: every one opened.
+  window.__heraldTest = { socketsOpened: 0, cspViolations: [], blocked: false, sockets: [] };
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
+    constructor(url, ...rest) {
+      super(window.__heraldTest.blocked ? "ws://127.0.0.1:9/" : url, ...rest);
+      window.__heraldTest.sockets.push(this);
       this.addEventListener("open", () => { window.__heraldTest.socketsOpened += 1; });
     }
   };

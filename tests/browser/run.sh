@@ -15,8 +15,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/herald-browser.XXXXXX")
 pid=""
+peer_pids=()
 cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  for p in "${peer_pids[@]}" $pid; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -33,7 +34,10 @@ if [ "$(cat "$here/node_modules/.herald-lock-sum" 2>/dev/null)" != "$lock_sum" ]
   echo "$lock_sum" >"$here/node_modules/.herald-lock-sum"
 fi
 
-cargo build --release --quiet --manifest-path "$root/Cargo.toml" || fail "cargo build --release failed"
+[ -x "$root/tests/peers/node/node_modules/.bin/node" ] || fail "the peer servers are missing: run tests/peers/install.sh"
+
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p herald-gateway -p herald-demo-server ||
+  fail "cargo build --release failed"
 bin="${CARGO_TARGET_DIR:-$root/target}/release/herald"
 case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
 
@@ -70,6 +74,29 @@ curl -sS --fail-with-body -o /dev/null -X PUT "$HERALD_URL/api/v1/orgs/demo/poli
   -H "authorization: Bearer $HERALD_TOKEN" -H 'content-type: application/json' \
   -d '{"rate_caps":{"per_user_server_per_minute":1000,"per_server_per_hour":10000,"per_org_per_hour":10000,"max_pending_per_user":100}}' ||
   fail "could not raise the demo org's rate caps"
+
+# Two more servers in the demo org: a legacy-only demo server (only a legacy
+# upstream session can withdraw a question) and the reference server-everything
+# (the every-variant form). Each prints `READY <address or port>` once it listens.
+start_peer() { # name, command...; sets $ready to what follows READY
+  local name=$1; shift
+  : >"$work/$name.out"
+  "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  peer_pids+=($!)
+  { timeout 60 tail -n +1 -f --pid=$! "$work/$name.out" || true; } | grep -m1 -q '^READY ' ||
+    fail "$name did not start: $(cat "$work/$name.err")"
+  ready=$(grep -m1 '^READY ' "$work/$name.out" | awk '{ print $2 }')
+}
+register() { # slug, name, url
+  curl -sS --fail-with-body -o /dev/null -X POST "$HERALD_URL/api/v1/orgs/demo/servers" \
+    -H "authorization: Bearer $HERALD_TOKEN" -H 'content-type: application/json' \
+    -d "{\"slug\":\"$1\",\"name\":\"$2\",\"url\":\"$3\"}" || fail "could not register $1"
+}
+start_peer legacy-demo "$(dirname "$bin")/herald-demo-server" --legacy-only --listen 127.0.0.1:0
+register legacy "Legacy Demo" "http://$ready/mcp"
+start_peer everything bash "$root/tests/peers/run-everything.sh" 0
+register everything "Everything" "http://127.0.0.1:$ready/mcp"
+export HERALD_LEGACY_SERVER=legacy HERALD_EVERYTHING_SERVER=everything
 
 # One file at a time, in name order: the files share the demo account's inbox,
 # and the last one cuts the demo server off. Every test bounds its own waits;

@@ -49,6 +49,20 @@ export default async function render(root, { org, membership }) {
       }
       open(toggle, cutOffForm(s, () => close(toggle)));
     });
+    const testResult = el("p", { class: "test-result", role: "status", "aria-live": "polite" });
+    const test = el("button", { type: "button", class: "quiet", "aria-label": `Test the connection to ${s.name}` }, "Test connection");
+    test.addEventListener("click", () => busy(test, async () => {
+      testResult.className = "test-result muted";
+      testResult.textContent = `Connecting to ${s.name}…`;
+      try {
+        const report = await api("POST", path(s, "/test"));
+        testResult.className = `test-result ${report.ok ? "ok" : "bad"}`;
+        testResult.textContent = connectionText(report);
+      } catch (e) {
+        testResult.className = "test-result bad";
+        testResult.textContent = e.message;
+      }
+    }));
     const remove = confirmButton("Delete", `Delete ${s.name}? Agents using its endpoint stop working.`, "Yes, delete", async () => {
       try { await api("DELETE", path(s)); said.say(`${s.name} deleted.`); await refresh(["", ""]); } catch (e) { listErrors.show(e.message); return false; }
     }, { accessibleName: `Delete ${s.name}` });
@@ -61,7 +75,7 @@ export default async function render(root, { org, membership }) {
         ["Cut off", s.cut_off ? el("span", {}, time(s.cut_off.at), s.cut_off.reason ? ` — ${s.cut_off.reason}` : " (no reason given)") : null],
         ["Updated", time(s.updated_at)],
       ]),
-      el("div", { class: "actions" }, edit, toggle, remove), panel);
+      el("div", { class: "actions" }, test, edit, toggle, remove), testResult, panel);
     return card;
   };
 
@@ -94,6 +108,18 @@ export default async function render(root, { org, membership }) {
   root.append(el("section", { class: "card" }, heading("Servers", `The remote MCP servers ${membership.org.name}'s agents reach through Herald.`),
     said, listErrors), list, register);
   await refresh();
+}
+
+/** A connection test's report as one sentence (the server's own words stay text). */
+function connectionText(report) {
+  const info = report.server_info ?? {};
+  const who = [info.name, info.version].filter((v) => typeof v === "string" && v).join(" ");
+  const speaks = report.generation ? `${report.generation === "modern" ? "MCP" : "legacy MCP"} ${report.protocol_version}` : null;
+  if (report.ok) {
+    const tools = `${report.tool_count} tool${report.tool_count === 1 ? "" : "s"}`;
+    return `Connected in ${report.elapsed_ms} ms: ${[who || null, speaks, tools].filter(Boolean).join(", ")}.`;
+  }
+  return `Could not complete the test after ${report.elapsed_ms} ms${speaks ? ` (${speaks})` : ""}: ${report.error}`;
 }
 
 /** Register (no `server`) or edit form. Header values are write-only: never shown again. */

@@ -123,7 +123,11 @@ pub async fn serve(
     // Before serving: end whatever a previous run left pending.
     broker::janitor::sweep(&state.broker).await;
     let janitor = broker::janitor::spawn(&state.broker);
-    let replica_events = broker::janitor::spawn_listener(&state.broker);
+    let sessions = state.clone();
+    let replica_events = broker::janitor::spawn_listener(&state.broker, move |payload| {
+        sessions.proxy.sessions.on_replica_event(payload)
+    });
+    let proxy_state = state.clone();
     let router = crate::api::router(state);
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
@@ -131,6 +135,7 @@ pub async fn serve(
         }
     });
     let served = axum::serve(listener, router).with_graceful_shutdown(shutdown).await;
+    proxy_state.proxy.close_all().await;
     janitor.abort();
     if let Some(events) = replica_events {
         events.abort();

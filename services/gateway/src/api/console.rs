@@ -23,9 +23,18 @@ const MAX_TOOL_NAME: usize = 256;
 
 #[derive(Serialize)]
 pub struct ToolList {
-    /// The server's tools as it described them (name, title, description,
+    tools: Vec<ListedTool>,
+}
+
+#[derive(Serialize)]
+pub struct ListedTool {
+    /// The tool as the server described it (name, title, description,
     /// inputSchema, …): data for the console to render as text, never markup.
-    tools: Vec<Value>,
+    tool: Value,
+    /// Its input schema as a flat form, when it fits the elicitation subset
+    /// (the console then shows the same controls as the inbox); `null`
+    /// otherwise, and the console takes the arguments as JSON.
+    form: Option<herald_mcp::RequestedSchema>,
 }
 
 /// `GET /api/v1/orgs/{org}/servers/{slug}/tools`
@@ -47,7 +56,10 @@ pub async fn tools(
             .await
             .map_err(|e| upstream_error(&server, e))?;
         if let Some(found) = page.get("tools").and_then(Value::as_array) {
-            tools.extend(found.iter().filter(|t| t.get("name").is_some_and(Value::is_string)).cloned());
+            tools.extend(found.iter().filter(|t| t.get("name").is_some_and(Value::is_string)).map(|tool| {
+                let form = tool.get("inputSchema").and_then(|s| herald_mcp::parse_requested_schema(s).ok());
+                ListedTool { tool: tool.clone(), form }
+            }));
         }
         match page.get("nextCursor") {
             Some(next @ Value::String(_)) => cursor = Some(next.clone()),

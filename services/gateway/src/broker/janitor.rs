@@ -47,8 +47,9 @@ pub async fn sweep(broker: &Broker) {
 /// stale rate counters dropped.
 const RETENTION_EVERY: u32 = 720; // sweeps: an hour
 
-/// Forgets accepted answers' content past each org's retention period, and
-/// rate counters of windows long gone. Records of who answered what stay.
+/// Forgets accepted answers' content past each org's retention period, rate
+/// counters of windows long gone, and agent sessions idle for a day. Records
+/// of who answered what stay.
 pub async fn purge(broker: &Broker) {
     let store = broker.store();
     let now = OffsetDateTime::now_utc();
@@ -77,6 +78,12 @@ pub async fn purge(broker: &Broker) {
     if let Err(e) = store.purge_counters(now - time::Duration::hours(2)).await {
         tracing::warn!(error = %e, "cannot drop old rate counters");
     }
+    let idle = time::Duration::try_from(crate::proxy::sessions::SESSION_IDLE).expect("a day fits");
+    match store.purge_idle_agent_sessions(now - idle).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(forgotten = n, "forgot idle agent sessions"),
+        Err(e) => tracing::warn!(error = %e, "cannot forget idle agent sessions"),
+    }
 }
 
 /// Runs `sweep` now and then every `HEARTBEAT_EVERY`, and `purge` hourly,
@@ -101,7 +108,10 @@ pub fn spawn(broker: &Arc<Broker>) -> tokio::task::JoinHandle<()> {
 /// Listens for the other replicas' events (PostgreSQL only), re-subscribing
 /// with backoff when the connection drops, and resyncing from the rows after
 /// any gap.
-pub fn spawn_listener(broker: &Arc<Broker>) -> Option<tokio::task::JoinHandle<()>> {
+pub fn spawn_listener(
+    broker: &Arc<Broker>,
+    others: impl Fn(&str) -> bool + Send + Sync + 'static,
+) -> Option<tokio::task::JoinHandle<()>> {
     if broker.store().single_process() {
         return None;
     }
@@ -131,6 +141,8 @@ pub fn spawn_listener(broker: &Arc<Broker>) -> Option<tokio::task::JoinHandle<()
                 let next = feed.next().await;
                 let Some(strong) = broker.upgrade() else { return };
                 match next {
+                    // Events that are not the broker's (agent sessions) go to `others` first.
+                    Ok(Some(payload)) if others(&payload) => {}
                     Ok(Some(payload)) => strong.on_replica_event(&payload).await,
                     Ok(None) => {
                         tracing::info!("replica event feed reconnected; resyncing");

@@ -12,6 +12,7 @@ pub mod call;
 pub mod console;
 pub mod elicit;
 pub mod meta;
+pub mod sessions;
 pub mod upstream;
 
 use std::collections::HashMap;
@@ -23,7 +24,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
 use futures_util::StreamExt;
 use herald_mcp::headers::{
     MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, META_CLIENT_CAPABILITIES,
@@ -69,26 +69,17 @@ pub struct CallContext {
     pub progress_token: Option<Value>,
 }
 
-/// Herald's agent-side state: legacy sessions it minted, and modern agents'
-/// links, per user and server.
+/// Herald's agent-side state: legacy sessions (in rows; this replica's links
+/// for them), and modern agents' links, per user and server.
 #[derive(Default)]
 pub struct Proxy {
     http: reqwest::Client,
-    sessions: Mutex<HashMap<String, Arc<AgentSession>>>,
+    pub sessions: sessions::Sessions,
     shared: Mutex<HashMap<SharedKey, Arc<OnceCell<Arc<Link>>>>>,
 }
 
 /// A modern agent's link: per user, server, and the server's last registry change.
 type SharedKey = (Uuid, Uuid, i128);
-
-/// A legacy agent's session: who it is, and its own upstream link.
-pub struct AgentSession {
-    user_id: Uuid,
-    server_id: Uuid,
-    agent_info: Option<Value>,
-    link: Arc<Link>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
-}
 
 impl Proxy {
     pub fn new() -> Self {
@@ -99,6 +90,19 @@ impl Proxy {
             .build()
             .expect("the HTTP client builds");
         Self { http, ..Default::default() }
+    }
+
+    /// Closes every upstream link this replica holds (shutting down). A
+    /// legacy link's background stream holds the app state, so the state (and
+    /// the database it holds) only goes once the links are closed.
+    pub async fn close_all(&self) {
+        self.sessions.close_all().await;
+        let cells: Vec<_> = self.shared.lock().expect("links lock").drain().map(|(_, cell)| cell).collect();
+        for cell in cells {
+            if let Some(Link::Legacy(link)) = cell.get().map(AsRef::as_ref) {
+                link.close().await;
+            }
+        }
     }
 
     fn endpoint(&self, state: &AppState, server: &Server) -> Result<Endpoint, Message> {
@@ -323,16 +327,12 @@ async fn initialize(
     if let Some(instructions) = instructions {
         result["instructions"] = instructions;
     }
+    let agent_info = params.get("clientInfo").cloned();
     let session_id =
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(crate::crypto::random_bytes::<24>());
-    let session = AgentSession {
-        user_id: principal.user.id,
-        server_id: server.id,
-        agent_info: params.get("clientInfo").cloned(),
-        link,
-        in_flight: Mutex::new(HashMap::new()),
-    };
-    state.proxy.sessions.lock().expect("sessions lock").insert(session_id.clone(), Arc::new(session));
+        match state.proxy.sessions.mint(state, principal, &server, version, agent_info, link).await {
+            Ok(id) => id,
+            Err(e) => return ApiError::from(e).into_response(),
+        };
     tracing::info!(server = %server.slug, user_id = %principal.user.id, "agent session started");
     let mut response = rpc(StatusCode::OK, &Message::response(id.clone(), raw(&result)));
     response
@@ -348,17 +348,6 @@ fn readdress(message: Message, id: &RequestId) -> Message {
     }
 }
 
-fn session(
-    state: &AppState,
-    principal: &TokenPrincipal,
-    server: &Server,
-    session_id: &str,
-) -> Option<Arc<AgentSession>> {
-    let sessions = state.proxy.sessions.lock().expect("sessions lock");
-    // A session is usable only by the user and server it was minted for.
-    sessions.get(session_id).filter(|s| s.user_id == principal.user.id && s.server_id == server.id).cloned()
-}
-
 async fn legacy_request(
     state: &AppState,
     principal: &TokenPrincipal,
@@ -366,15 +355,19 @@ async fn legacy_request(
     session_id: &str,
     message: Message,
 ) -> Response {
-    let Some(session) = session(state, principal, server, session_id) else {
-        return rpc(
-            StatusCode::NOT_FOUND,
-            &Message::error(
-                message.id().cloned(),
-                INVALID_REQUEST,
-                "unknown or expired session; initialize again",
-            ),
-        );
+    let session = match state.proxy.sessions.find(state, principal, server, session_id).await {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            return rpc(
+                StatusCode::NOT_FOUND,
+                &Message::error(
+                    message.id().cloned(),
+                    INVALID_REQUEST,
+                    "unknown or expired session; initialize again",
+                ),
+            );
+        }
+        Err(e) => return ApiError::from(e).into_response(),
     };
     match message {
         Message::Request { id, method, .. } if method == "ping" => {
@@ -385,22 +378,21 @@ async fn legacy_request(
                 Ok(p) => p,
                 Err(e) => return rpc(StatusCode::OK, &Message::error(Some(id), INVALID_PARAMS, e)),
             };
+            let ctx = context(state, principal, server.clone()).await;
+            let link = match session.link(state, &ctx).await {
+                Ok(link) => link,
+                Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
+            };
             let cancel = CancellationToken::new();
             session.in_flight.lock().expect("in-flight lock").insert(id.clone(), cancel.clone());
             let request = call::Request {
                 id: id.clone(),
                 method,
                 params,
-                agent_info: session.agent_info.clone(),
+                agent_info: session.agent_info(),
                 headers: ReqHeaderMap::new(),
             };
-            let response = forward(
-                context(state, principal, server.clone()).await,
-                session.link.clone(),
-                request,
-                cancel,
-            )
-            .await;
+            let response = forward(ctx, link, request, cancel).await;
             let session = session.clone();
             // Forget the token when the response is done (or dropped).
             finish_later(response, move || {
@@ -411,10 +403,8 @@ async fn legacy_request(
             let target = params
                 .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
                 .and_then(|p| p.get("requestId").and_then(RequestId::from_value));
-            if let Some(token) =
-                target.and_then(|id| session.in_flight.lock().expect("in-flight lock").remove(&id))
-            {
-                token.cancel();
+            if let Some(target) = target {
+                state.proxy.sessions.cancel(state, &session, &target);
             }
             StatusCode::ACCEPTED.into_response()
         }
@@ -449,31 +439,42 @@ async fn agent_session(
     headers: &HeaderMap,
     org: &str,
     server: &str,
-) -> Result<(String, Arc<AgentSession>, Server), Response> {
+) -> Result<(String, Arc<sessions::AgentSession>, TokenPrincipal, Server), Response> {
     let (principal, server) = admit(state, headers, org, server, None).await?;
     let Some(session_id) = headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return Err(StatusCode::METHOD_NOT_ALLOWED.into_response());
     };
-    let found = session(state, &principal, &server, session_id)
+    let found = state
+        .proxy
+        .sessions
+        .find(state, &principal, &server, session_id)
+        .await
+        .map_err(|e| ApiError::from(e).into_response())?
         .ok_or_else(|| StatusCode::NOT_FOUND.into_response())?;
-    Ok((session_id.to_owned(), found, server))
+    Ok((session_id.to_owned(), found, principal, server))
 }
 
-/// The standalone stream of a legacy session: the upstream's notifications.
+/// The standalone stream of a legacy session: the upstream's notifications
+/// (through this replica's link for the session).
 pub async fn get(
     State(state): State<AppState>,
     Path((org, server)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    let (_, session, _) = match agent_session(&state, &headers, &org, &server).await {
+    let (_, session, principal, server) = match agent_session(&state, &headers, &org, &server).await {
         Ok(found) => found,
         Err(response) => return response,
     };
-    let Link::Legacy(link) = session.link.as_ref() else {
+    let ctx = context(&state, &principal, server).await;
+    let link = match session.link(&state, &ctx).await {
+        Ok(link) => link,
+        Err(m) => return rpc(StatusCode::BAD_GATEWAY, &m),
+    };
+    let Link::Legacy(legacy) = link.as_ref() else {
         // A modern server has no standalone stream; offer one that only keeps alive.
         return sse(futures_util::stream::pending::<Down>().boxed());
     };
-    let notes = futures_util::stream::unfold(link.notifications.subscribe(), |mut rx| async move {
+    let notes = futures_util::stream::unfold(legacy.notifications.subscribe(), |mut rx| async move {
         loop {
             match rx.recv().await {
                 Ok(message) => return Some((Down::Message(message), rx)),
@@ -483,30 +484,33 @@ pub async fn get(
             }
         }
     });
+    // The stream holds the link, so the link lives as long as someone listens.
+    let notes = notes.map(move |item| {
+        let _keep = &link;
+        item
+    });
     sse(notes.boxed())
 }
 
-/// Ends a legacy session, its in-flight calls and its upstream session.
+/// Ends a legacy session everywhere: its in-flight calls on every replica,
+/// and its upstream sessions.
 pub async fn delete(
     State(state): State<AppState>,
     Path((org, server)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    let (session_id, _, server) = match agent_session(&state, &headers, &org, &server).await {
+    let (session_id, _, _, server) = match agent_session(&state, &headers, &org, &server).await {
         Ok(found) => found,
         Err(response) => return response,
     };
-    let Some(session) = state.proxy.sessions.lock().expect("sessions lock").remove(&session_id) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    for (_, token) in session.in_flight.lock().expect("in-flight lock").drain() {
-        token.cancel();
+    match state.proxy.sessions.end(&state, &session_id).await {
+        Ok(true) => {
+            tracing::info!(server = %server.slug, "agent session ended");
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Ok(false) => StatusCode::NOT_FOUND.into_response(),
+        Err(e) => ApiError::from(e).into_response(),
     }
-    if let Link::Legacy(link) = session.link.as_ref() {
-        link.close().await;
-    }
-    tracing::info!(server = %server.slug, "agent session ended");
-    StatusCode::NO_CONTENT.into_response()
 }
 
 // --- modern agents -------------------------------------------------------------------------

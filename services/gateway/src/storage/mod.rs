@@ -305,6 +305,20 @@ pub struct AuditQuery {
     pub limit: u32,
 }
 
+/// A legacy agent's session, as every replica reads it. The session id
+/// itself is a secret the agent holds; only its SHA-256 is stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentSessionRecord {
+    pub id_hash: Vec<u8>,
+    pub org_id: Uuid,
+    pub user_id: Uuid,
+    pub server_id: Uuid,
+    pub protocol_version: String,
+    pub agent_info: Option<serde_json::Value>,
+    pub created_at: OffsetDateTime,
+    pub last_seen_at: OffsetDateTime,
+}
+
 /// Pending elicitations of one server in an org.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingGroup {
@@ -523,6 +537,17 @@ pub trait Store: Send + Sync + 'static {
     async fn pending_count(&self, user_id: Uuid) -> Result<i64>;
     /// What is pending across an org, per server, oldest group first (the admins' live view).
     async fn pending_by_server(&self, org_id: Uuid) -> Result<Vec<PendingGroup>>;
+
+    // --- legacy agent sessions ---------------------------------------------------------------
+
+    async fn create_agent_session(&self, session: &AgentSessionRecord) -> Result<()>;
+    async fn agent_session(&self, id_hash: &[u8]) -> Result<Option<AgentSessionRecord>>;
+    /// Records that the session was used; `false` when it no longer exists.
+    async fn touch_agent_session(&self, id_hash: &[u8], now: OffsetDateTime) -> Result<bool>;
+    /// Ends a session; `false` when it did not exist.
+    async fn delete_agent_session(&self, id_hash: &[u8]) -> Result<bool>;
+    /// Forgets sessions unused since `before`.
+    async fn purge_idle_agent_sessions(&self, before: OffsetDateTime) -> Result<u64>;
     /// Forgets the content of accepted answers resolved before `before` (retention).
     async fn purge_accepted_content(&self, org_id: Uuid, before: OffsetDateTime) -> Result<u64>;
     async fn org_ids(&self) -> Result<Vec<Uuid>>;

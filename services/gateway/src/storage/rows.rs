@@ -4,8 +4,8 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::{
-    ApiToken, AuditEntry, CutOff, DbTime, Elicitation, Invite, Member, Membership, Mute, Org, Outcome,
-    PendingGroup, Server, ServerSnapshot, StoredPolicy, TokenPrincipal, User, UserCredentials,
+    AgentSessionRecord, ApiToken, AuditEntry, CutOff, DbTime, Elicitation, Invite, Member, Membership, Mute,
+    Org, Outcome, PendingGroup, Server, ServerSnapshot, StoredPolicy, TokenPrincipal, User, UserCredentials,
 };
 use crate::domain::Role;
 
@@ -359,6 +359,33 @@ impl From<PendingGroupRow> for PendingGroup {
             count: r.count,
             people: r.people,
             oldest: r.oldest.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct AgentSessionRow {
+    pub id_hash: Vec<u8>,
+    pub org_id: Uuid,
+    pub user_id: Uuid,
+    pub server_id: Uuid,
+    pub protocol_version: String,
+    pub agent_info: Option<Json<serde_json::Value>>,
+    pub created_at: DbTime,
+    pub last_seen_at: DbTime,
+}
+
+impl From<AgentSessionRow> for AgentSessionRecord {
+    fn from(r: AgentSessionRow) -> Self {
+        AgentSessionRecord {
+            id_hash: r.id_hash,
+            org_id: r.org_id,
+            user_id: r.user_id,
+            server_id: r.server_id,
+            protocol_version: r.protocol_version,
+            agent_info: r.agent_info.map(|j| j.0),
+            created_at: r.created_at.0,
+            last_seen_at: r.last_seen_at.0,
         }
     }
 }

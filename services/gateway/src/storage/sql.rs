@@ -1062,6 +1062,74 @@ macro_rules! impl_store {
                 Ok(rows.into_iter().map(Into::into).collect())
             }
 
+            async fn create_agent_session(
+                &self,
+                s: &$crate::storage::AgentSessionRecord,
+            ) -> $crate::storage::Result<()> {
+                use $crate::storage::DbTime;
+                sqlx::query(
+                    "INSERT INTO agent_sessions (id_hash, org_id, user_id, server_id, protocol_version, \
+                     agent_info, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(&s.id_hash)
+                .bind(s.org_id)
+                .bind(s.user_id)
+                .bind(s.server_id)
+                .bind(&s.protocol_version)
+                .bind(s.agent_info.as_ref().map(sqlx::types::Json))
+                .bind(DbTime(s.created_at))
+                .bind(DbTime(s.last_seen_at))
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn agent_session(
+                &self,
+                id_hash: &[u8],
+            ) -> $crate::storage::Result<Option<$crate::storage::AgentSessionRecord>> {
+                let row: Option<$crate::storage::rows::AgentSessionRow> = sqlx::query_as(
+                    "SELECT id_hash, org_id, user_id, server_id, protocol_version, agent_info, created_at, \
+                     last_seen_at FROM agent_sessions WHERE id_hash = $1",
+                )
+                .bind(id_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.map(Into::into))
+            }
+
+            async fn touch_agent_session(
+                &self,
+                id_hash: &[u8],
+                now: time::OffsetDateTime,
+            ) -> $crate::storage::Result<bool> {
+                let done = sqlx::query("UPDATE agent_sessions SET last_seen_at = $2 WHERE id_hash = $1")
+                    .bind(id_hash)
+                    .bind($crate::storage::DbTime(now))
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn delete_agent_session(&self, id_hash: &[u8]) -> $crate::storage::Result<bool> {
+                let done = sqlx::query("DELETE FROM agent_sessions WHERE id_hash = $1")
+                    .bind(id_hash)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn purge_idle_agent_sessions(
+                &self,
+                before: time::OffsetDateTime,
+            ) -> $crate::storage::Result<u64> {
+                let done = sqlx::query("DELETE FROM agent_sessions WHERE last_seen_at < $1")
+                    .bind($crate::storage::DbTime(before))
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected())
+            }
+
             async fn purge_accepted_content(
                 &self,
                 org_id: uuid::Uuid,

@@ -309,6 +309,61 @@ async fn an_answer_on_one_replica_completes_a_call_suspended_on_another() {
     }
 }
 
+/// A legacy agent's session minted by replica A is served by replica B (no
+/// sticky sessions): calls, a cancellation of a call running on A sent to B,
+/// and a DELETE on B that ends the session on A too.
+#[tokio::test]
+async fn a_legacy_session_minted_on_one_replica_is_served_by_another() {
+    let Some(mut r) = two_replicas("a_legacy_session_minted_on_one_replica_is_served_by_another", 0).await
+    else {
+        return;
+    };
+    let token = r.token.clone();
+    let mut dashboard = crate::mcp_support::Dashboard::open_at(&r.bases[0], &token).await;
+    let on_a = crate::mcp_support::Agent::legacy_at(&r.bases[0], "acme", &token, "demo").await;
+    let on_b = on_a.at(&r.bases[1], &token);
+
+    // A call through B, answered on a dashboard of A.
+    let call = tokio::spawn({
+        let on_b = on_b.clone();
+        async move { on_b.call(1, "deploy", json!({ "service": "api", "environment": "staging" })).await }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    assert_eq!(
+        dashboard.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await["type"],
+        "ack"
+    );
+    assert_eq!(crate::mcp_support::text(&call.await.unwrap()), "Deployed api to staging");
+
+    // A call running on A, cancelled by a notification sent to B.
+    let running = tokio::spawn({
+        let on_a = on_a.clone();
+        async move {
+            on_a.try_request(
+                7,
+                "tools/call",
+                json!({ "name": "deploy", "arguments": { "service": "db", "environment": "production" } }),
+            )
+            .await
+        }
+    });
+    let created = dashboard.next_of("elicitation.created").await;
+    on_b.notify("notifications/cancelled", json!({ "requestId": 7, "reason": "changed my mind" })).await;
+    let ended = dashboard.next_of("elicitation.resolved").await;
+    assert_eq!(ended["id"], created["id"]);
+    assert_eq!(ended["decided_by"], "caller", "{ended}");
+    running.abort();
+
+    // DELETE on B ends the session on A as well.
+    assert!(on_b.end_session().await);
+    let after =
+        on_a.try_request(8, "tools/call", json!({ "name": "echo", "arguments": { "text": "x" } })).await;
+    assert!(matches!(after, Err(herald_mcp::transport::TransportError::SessionExpired)), "{after:?}");
+    for child in &mut r.children {
+        child.kill().await.unwrap();
+    }
+}
+
 /// A database that is not up yet is waited for, with a clear log line.
 #[tokio::test]
 async fn an_unreachable_database_at_start_is_retried() {

@@ -57,14 +57,20 @@ async fn lists_tools(options: Options) {
     let listed = w.owner.get("/api/v1/orgs/acme/servers/demo/tools").await;
     assert_eq!(listed.status(), StatusCode::OK);
     let tools = body(listed).await["tools"].as_array().unwrap().clone();
-    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t["tool"]["name"].as_str().unwrap()).collect();
     for expected in ["book_table", "deploy", "echo"] {
         assert!(names.contains(&expected), "{expected} missing from {names:?}");
     }
     assert!(names.iter().all(|n| TOOL_NAMES.contains(n)), "{names:?}");
-    let book = tools.iter().find(|t| t["name"] == "book_table").expect("book_table is listed");
-    assert_eq!(book["inputSchema"]["properties"]["restaurant"]["type"], "string");
-    assert_eq!(book["inputSchema"]["required"], json!(["restaurant"]));
+    let book = tools.iter().find(|t| t["tool"]["name"] == "book_table").expect("book_table is listed");
+    assert_eq!(book["tool"]["inputSchema"]["properties"]["restaurant"]["type"], "string");
+    assert_eq!(book["tool"]["inputSchema"]["required"], json!(["restaurant"]));
+    // A flat schema also comes as the inbox's form model; anything richer does not.
+    assert_eq!(book["form"]["fields"][0]["name"], "restaurant", "{book}");
+    assert_eq!(book["form"]["fields"][0]["required"], true, "{book}");
+    let deploy = tools.iter().find(|t| t["tool"]["name"] == "deploy").unwrap();
+    let flat = deploy["tool"]["inputSchema"].to_string().contains("$ref");
+    assert_eq!(deploy["form"].is_null(), flat, "{deploy}");
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ mod peers;
 mod policy;
 mod policy_flow;
 mod servers;
+mod sessions;
 mod storage;
 mod support;
 mod tokens;

@@ -90,6 +90,7 @@ pub enum Generation {
 #[derive(Clone)]
 pub struct Agent {
     endpoint: Endpoint,
+    token: String,
     pub generation: Generation,
 }
 
@@ -103,7 +104,63 @@ impl Agent {
 
     /// A 2025-11-25 agent: initialize, then initialized.
     pub async fn legacy(app: &TestApp, token: &str, server: &str) -> Self {
-        let endpoint = Self::endpoint(&app.base, "acme", token, server);
+        Self::legacy_at(&app.base, "acme", token, server).await
+    }
+
+    /// The same agent (same session, if legacy) talking to another Herald
+    /// replica, or to this one after a restart, at `base`.
+    pub fn at(&self, base: &str, token: &str) -> Self {
+        let path = self.endpoint.url().path();
+        let mut parts = path.trim_start_matches("/mcp/").split('/');
+        let (org, server) = (parts.next().unwrap(), parts.next().unwrap());
+        Agent {
+            endpoint: Self::endpoint(base, org, token, server),
+            token: token.into(),
+            generation: self.generation.clone(),
+        }
+    }
+
+    /// The legacy session Herald minted, if any.
+    pub fn session(&self) -> Option<&str> {
+        match &self.generation {
+            Generation::Legacy { session, .. } => Some(session),
+            Generation::Modern => None,
+        }
+    }
+
+    /// Ends a legacy agent's session (DELETE); whether Herald took it (204).
+    pub async fn end_session(&self) -> bool {
+        let Generation::Legacy { session, version } = &self.generation else { panic!("a legacy agent") };
+        let response = reqwest::Client::new()
+            .delete(self.endpoint.url().clone())
+            .bearer_auth(&self.token)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", version)
+            .send()
+            .await
+            .unwrap();
+        response.status() == reqwest::StatusCode::NO_CONTENT
+    }
+
+    /// A legacy agent that presents `session` without having initialised.
+    pub fn with_session(
+        base: &str,
+        org: &str,
+        token: &str,
+        server: &str,
+        session: &str,
+        version: &str,
+    ) -> Self {
+        Agent {
+            endpoint: Self::endpoint(base, org, token, server),
+            token: token.into(),
+            generation: Generation::Legacy { session: session.into(), version: version.into() },
+        }
+    }
+
+    /// A 2025-11-25 agent of any Herald at `base`.
+    pub async fn legacy_at(base: &str, org: &str, token: &str, server: &str) -> Self {
+        let endpoint = Self::endpoint(base, org, token, server);
         let init = Message::request(
             RequestId::Integer(0),
             "initialize",
@@ -118,7 +175,8 @@ impl Agent {
         let result: Value = serde_json::from_str(result.get()).unwrap();
         let version = result["protocolVersion"].as_str().unwrap().to_owned();
         let session = head.session_id.expect("Herald mints a session");
-        let agent = Agent { endpoint, generation: Generation::Legacy { session, version } };
+        let agent =
+            Agent { endpoint, token: token.into(), generation: Generation::Legacy { session, version } };
         let initialized = Message::notification("notifications/initialized", None);
         agent.endpoint.post(initialized.to_json(), &agent.headers(None, None)).await.unwrap();
         agent
@@ -131,7 +189,11 @@ impl Agent {
 
     /// A 2026-07-28 agent of any Herald at `base`.
     pub fn modern_at(base: &str, org: &str, token: &str, server: &str) -> Self {
-        Agent { endpoint: Self::endpoint(base, org, token, server), generation: Generation::Modern }
+        Agent {
+            endpoint: Self::endpoint(base, org, token, server),
+            token: token.into(),
+            generation: Generation::Modern,
+        }
     }
 
     /// Sends a notification (legacy agents: in their session).
@@ -161,7 +223,17 @@ impl Agent {
     }
 
     /// Sends a request; returns the notifications seen and the final message.
-    pub async fn request(&self, id: i64, method: &str, mut params: Value) -> (Vec<Message>, Message) {
+    pub async fn request(&self, id: i64, method: &str, params: Value) -> (Vec<Message>, Message) {
+        self.try_request(id, method, params).await.expect("Herald answers")
+    }
+
+    /// Sends a request; a transport failure (e.g. an unknown session's 404) is returned.
+    pub async fn try_request(
+        &self,
+        id: i64,
+        method: &str,
+        mut params: Value,
+    ) -> Result<(Vec<Message>, Message), herald_mcp::transport::TransportError> {
         if matches!(self.generation, Generation::Modern) {
             params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
             params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
@@ -171,8 +243,8 @@ impl Agent {
         let name = params.get("name").and_then(Value::as_str).map(str::to_owned);
         let message = Message::request(RequestId::Integer(id), method, Some(raw(&params)));
         let headers = self.headers(Some(method), name.as_deref());
-        let (reply, _) = self.endpoint.post(message.to_json(), &headers).await.expect("Herald answers");
-        match reply {
+        let (reply, _) = self.endpoint.post(message.to_json(), &headers).await?;
+        Ok(match reply {
             Reply::Message(m) => (vec![], m),
             Reply::Stream(mut stream) => {
                 let mut notes = Vec::new();
@@ -180,13 +252,13 @@ impl Agent {
                     let m = item.expect("the stream stays well-formed");
                     match m {
                         Message::Notification { .. } => notes.push(m),
-                        _ => return (notes, m),
+                        _ => return Ok((notes, m)),
                     }
                 }
                 panic!("the stream ended without a response");
             }
             Reply::Accepted => panic!("a request got 202"),
-        }
+        })
     }
 
     /// Calls a tool; returns the final message.

@@ -131,9 +131,8 @@ impl TestApp {
     /// Stops serving and waits until the server has let go of the database.
     pub async fn stop(mut self) -> TestDb {
         self.halt().await;
-        let db = std::mem::replace(&mut self.db, TestDb::Sqlite { dir: PathBuf::new() });
-        std::mem::forget(self);
-        db
+        // What is left here (the state, an empty placeholder database) goes now.
+        std::mem::replace(&mut self.db, TestDb::Sqlite { dir: PathBuf::new() })
     }
 
     async fn halt(&mut self) {

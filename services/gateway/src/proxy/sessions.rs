@@ -1,0 +1,325 @@
+//! Legacy agents' sessions (2025-06-18, 2025-11-25): minted by Herald on
+//! `initialize` and kept in rows, so any replica serves them and they outlive
+//! a restart. Each replica keeps, per session it has served, its own upstream
+//! link (made on first use) and the requests in flight on it. Replicas tell
+//! each other when a session ends or an agent cancels a request that runs
+//! elsewhere; the rows stay the truth (a replica re-reads a session's row
+//! every little while, so a missed wake-up cannot keep a session alive).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use herald_mcp::{Message, RequestId};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
+
+use super::CallContext;
+use super::upstream::Link;
+use crate::app::AppState;
+use crate::storage::{AgentSessionRecord, Server, StoreError, TokenPrincipal};
+
+/// A session nobody used for this long is gone (its row is purged).
+pub const SESSION_IDLE: Duration = Duration::from_secs(24 * 3600);
+/// How often a session's last use is written to its row (not on every request).
+const TOUCH_EVERY: Duration = Duration::from_secs(300);
+/// How long a replica trusts its copy of a session before reading the row again.
+const RECHECK_EVERY: Duration = Duration::from_secs(30);
+/// A session this replica has not served for this long leaves its memory
+/// (and its upstream link closes); the row stays.
+const LOCAL_IDLE: Duration = Duration::from_secs(3600);
+const SWEEP_EVERY: Duration = Duration::from_secs(300);
+
+/// This replica's view of the sessions it serves.
+pub struct Sessions {
+    local: Mutex<HashMap<Vec<u8>, Arc<AgentSession>>>,
+    swept: Mutex<Instant>,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Self { local: Mutex::default(), swept: Mutex::new(Instant::now()) }
+    }
+}
+
+/// One legacy session as this replica serves it.
+pub struct AgentSession {
+    pub record: AgentSessionRecord,
+    link: OnceCell<Arc<Link>>,
+    /// Requests in flight on this replica, by the agent's request id.
+    pub in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// When this replica last confirmed the row, last wrote its use, last served it.
+    checked: Mutex<Instant>,
+    touched: Mutex<Instant>,
+    used: Mutex<Instant>,
+}
+
+impl AgentSession {
+    fn new(record: AgentSessionRecord, link: Option<Arc<Link>>) -> Self {
+        let now = Instant::now();
+        Self {
+            record,
+            link: OnceCell::new_with(link),
+            in_flight: Mutex::default(),
+            checked: Mutex::new(now),
+            touched: Mutex::new(now),
+            used: Mutex::new(now),
+        }
+    }
+
+    /// This replica's upstream link for the session, made on first use.
+    pub async fn link(&self, state: &AppState, ctx: &CallContext) -> Result<Arc<Link>, Message> {
+        let link = self
+            .link
+            .get_or_try_init(|| async {
+                let endpoint = state.proxy.endpoint(state, &ctx.server)?;
+                let link = Link::connect(endpoint, ctx.policy.url_mode.enabled)
+                    .await
+                    .map_err(|e| super::unreachable_server(&ctx.server, &e))?;
+                link.listen(ctx.clone());
+                Ok::<_, Message>(link)
+            })
+            .await?;
+        Ok(link.clone())
+    }
+
+    /// Cancels this replica's in-flight requests and closes its upstream link.
+    fn shut(&self) {
+        for (_, token) in self.in_flight.lock().expect("in-flight lock").drain() {
+            token.cancel();
+        }
+        if let Some(link) = self.link.get().cloned() {
+            tokio::spawn(async move {
+                if let Link::Legacy(link) = link.as_ref() {
+                    link.close().await;
+                }
+            });
+        }
+    }
+
+    pub fn agent_info(&self) -> Option<Value> {
+        self.record.agent_info.clone()
+    }
+}
+
+/// What replicas tell each other about sessions.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum SessionEvent {
+    AgentSessionEnded { session: String },
+    AgentRequestCancelled { session: String, request: RequestId },
+}
+
+fn id_hash(session_id: &str) -> Vec<u8> {
+    crate::crypto::sha256(session_id.as_bytes())
+}
+
+fn encode(hash: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hash)
+}
+
+impl Sessions {
+    /// Mints a session for a legacy agent that just initialised, with the
+    /// upstream link made for it; returns the `Mcp-Session-Id`.
+    pub async fn mint(
+        &self,
+        state: &AppState,
+        principal: &TokenPrincipal,
+        server: &Server,
+        protocol_version: &str,
+        agent_info: Option<Value>,
+        link: Arc<Link>,
+    ) -> Result<String, StoreError> {
+        let session_id =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(crate::crypto::random_bytes::<24>());
+        let now = OffsetDateTime::now_utc();
+        let record = AgentSessionRecord {
+            id_hash: id_hash(&session_id),
+            org_id: principal.membership.org.id,
+            user_id: principal.user.id,
+            server_id: server.id,
+            protocol_version: protocol_version.to_owned(),
+            agent_info,
+            created_at: now,
+            last_seen_at: now,
+        };
+        state.store.create_agent_session(&record).await?;
+        let hash = record.id_hash.clone();
+        self.local
+            .lock()
+            .expect("sessions lock")
+            .insert(hash, Arc::new(AgentSession::new(record, Some(link))));
+        Ok(session_id)
+    }
+
+    /// The session `session_id`, if it exists, is not idle, and was minted
+    /// for this user and server.
+    pub async fn find(
+        &self,
+        state: &AppState,
+        principal: &TokenPrincipal,
+        server: &Server,
+        session_id: &str,
+    ) -> Result<Option<Arc<AgentSession>>, StoreError> {
+        self.sweep_now_and_then();
+        let hash = id_hash(session_id);
+        let cached = self.local.lock().expect("sessions lock").get(&hash).cloned();
+        let session = match cached {
+            Some(s) if s.checked.lock().expect("checked lock").elapsed() < RECHECK_EVERY => s,
+            cached => {
+                let row = state.store.agent_session(&hash).await?;
+                let fresh = row.filter(|r| {
+                    let idle = OffsetDateTime::now_utc() - r.last_seen_at;
+                    idle < SESSION_IDLE
+                });
+                let Some(record) = fresh else {
+                    if let Some(gone) = self.local.lock().expect("sessions lock").remove(&hash) {
+                        gone.shut();
+                    }
+                    return Ok(None);
+                };
+                match cached {
+                    Some(s) => {
+                        *s.checked.lock().expect("checked lock") = Instant::now();
+                        s
+                    }
+                    None => {
+                        let session = Arc::new(AgentSession::new(record, None));
+                        self.local
+                            .lock()
+                            .expect("sessions lock")
+                            .entry(hash.clone())
+                            .or_insert(session)
+                            .clone()
+                    }
+                }
+            }
+        };
+        // A session is usable only by the user and server it was minted for.
+        if session.record.user_id != principal.user.id || session.record.server_id != server.id {
+            return Ok(None);
+        }
+        *session.used.lock().expect("used lock") = Instant::now();
+        let stale = {
+            let mut touched = session.touched.lock().expect("touched lock");
+            let stale = touched.elapsed() >= TOUCH_EVERY;
+            if stale {
+                *touched = Instant::now();
+            }
+            stale
+        };
+        if stale {
+            let store = state.store.clone();
+            tokio::spawn(async move {
+                if let Err(e) = store.touch_agent_session(&hash, OffsetDateTime::now_utc()).await {
+                    tracing::debug!(error = %e, "could not record an agent session's use");
+                }
+            });
+        }
+        Ok(Some(session))
+    }
+
+    /// Ends a session everywhere: its row, this replica's link and calls,
+    /// and (told by NOTIFY) the other replicas'.
+    pub async fn end(&self, state: &AppState, session_id: &str) -> Result<bool, StoreError> {
+        let hash = id_hash(session_id);
+        let existed = state.store.delete_agent_session(&hash).await?;
+        if let Some(session) = self.local.lock().expect("sessions lock").remove(&hash) {
+            session.shut();
+        }
+        // Sent before the agent hears 204, so the others drop it at once.
+        publish(state, &SessionEvent::AgentSessionEnded { session: encode(&hash) }).await;
+        Ok(existed)
+    }
+
+    /// The agent cancelled request `id`: here if it runs here, else on the
+    /// replica that runs it.
+    pub fn cancel(&self, state: &AppState, session: &AgentSession, id: &RequestId) {
+        if let Some(token) = session.in_flight.lock().expect("in-flight lock").remove(id) {
+            token.cancel();
+            return;
+        }
+        let event = SessionEvent::AgentRequestCancelled {
+            session: encode(&session.record.id_hash),
+            request: id.clone(),
+        };
+        tell_replicas(state, event);
+    }
+
+    /// Another replica's session event; `false` when `payload` is not one.
+    pub fn on_replica_event(&self, payload: &str) -> bool {
+        let Ok(event) = serde_json::from_str::<SessionEvent>(payload) else { return false };
+        let decode = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s).ok();
+        match event {
+            SessionEvent::AgentSessionEnded { session } => {
+                let gone =
+                    decode(&session).and_then(|h| self.local.lock().expect("sessions lock").remove(&h));
+                if let Some(gone) = gone {
+                    gone.shut();
+                }
+            }
+            SessionEvent::AgentRequestCancelled { session, request } => {
+                let local =
+                    decode(&session).and_then(|h| self.local.lock().expect("sessions lock").get(&h).cloned());
+                let token = local.and_then(|s| s.in_flight.lock().expect("in-flight lock").remove(&request));
+                if let Some(token) = token {
+                    token.cancel();
+                }
+            }
+        }
+        true
+    }
+
+    /// Lets go of every session on this replica (shutting down); rows stay.
+    pub async fn close_all(&self) {
+        let all: Vec<_> = self.local.lock().expect("sessions lock").drain().map(|(_, s)| s).collect();
+        for session in all {
+            for (_, token) in session.in_flight.lock().expect("in-flight lock").drain() {
+                token.cancel();
+            }
+            if let Some(Link::Legacy(link)) = session.link.get().map(AsRef::as_ref) {
+                link.close().await;
+            }
+        }
+    }
+
+    /// Drops sessions this replica has not served for a while (their rows stay).
+    fn sweep_now_and_then(&self) {
+        {
+            let mut swept = self.swept.lock().expect("swept lock");
+            if swept.elapsed() < SWEEP_EVERY {
+                return;
+            }
+            *swept = Instant::now();
+        }
+        let mut local = self.local.lock().expect("sessions lock");
+        local.retain(|_, s| {
+            let keep = s.used.lock().expect("used lock").elapsed() < LOCAL_IDLE
+                || !s.in_flight.lock().expect("in-flight lock").is_empty();
+            if !keep {
+                s.shut();
+            }
+            keep
+        });
+    }
+}
+
+/// `publish`, without waiting for it.
+fn tell_replicas(state: &AppState, event: SessionEvent) {
+    let state = state.clone();
+    tokio::spawn(async move { publish(&state, &event).await });
+}
+
+async fn publish(state: &AppState, event: &SessionEvent) {
+    if state.store.single_process() {
+        return;
+    }
+    let Ok(payload) = serde_json::to_string(event) else { return };
+    if let Err(e) = state.store.publish_event(&payload).await {
+        tracing::warn!(error = %e, "could not tell the other replicas about an agent session");
+    }
+}
