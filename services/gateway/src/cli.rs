@@ -1,4 +1,4 @@
-//! The `herald` commands: `serve` (the default) and `bootstrap`.
+//! The `herald` commands: `serve` (the default), `bootstrap` and `healthcheck`.
 
 use std::io::BufRead;
 use std::process::ExitCode;
@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use time::OffsetDateTime;
 
 use crate::app;
-use crate::config::{BootstrapArgs, Config, ServeArgs};
+use crate::config::{BootstrapArgs, Config, HealthcheckArgs, ServeArgs};
 use crate::crypto::password;
 use crate::domain::{DisplayName, Email, Password, Slug};
 use crate::storage::{self, Conflict, Joiner, NewOrg, NewUser, StoreError};
@@ -130,6 +130,39 @@ pub async fn bootstrap(config: Config, args: BootstrapArgs) -> ExitCode {
             fail(&format!("organisation {slug} already exists; nothing was changed"))
         }
         Err(e) => fail(&format!("bootstrap failed: {e}")),
+    }
+}
+
+/// Probes `/readyz` of a running Herald (container health checks have no curl):
+/// exit 0 on 200, 1 on anything else, with one line saying what was seen.
+pub async fn healthcheck(config: &Config, args: HealthcheckArgs) -> ExitCode {
+    let url = match args.url.as_deref() {
+        None => crate::config::readiness_url(config.listen),
+        Some(given) => match url::Url::parse(given) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => url,
+            _ => {
+                eprintln!("herald: --url {given:?} is not an http:// or https:// URL");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let client = match reqwest::Client::builder().timeout(std::time::Duration::from_secs(5)).build() {
+        Ok(client) => client,
+        Err(e) => return fail(&format!("cannot make an HTTP client: {e}")),
+    };
+    match client.get(url.clone()).send().await {
+        Ok(response) if response.status() == reqwest::StatusCode::OK => {
+            println!("{url}: ready");
+            ExitCode::SUCCESS
+        }
+        Ok(response) => {
+            eprintln!("herald: {url}: not ready ({})", response.status());
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("herald: {url}: unreachable ({e})");
+            ExitCode::FAILURE
+        }
     }
 }
 

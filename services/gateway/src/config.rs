@@ -25,6 +25,16 @@ pub enum Command {
     Serve(ServeArgs),
     /// Create the first organisation and its owner from a script.
     Bootstrap(BootstrapArgs),
+    /// Probe a running Herald's readiness: exit 0 when `/readyz` answers 200, 1 otherwise.
+    /// For container health checks, where no curl is installed.
+    Healthcheck(HealthcheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HealthcheckArgs {
+    /// URL to probe. Defaults to http://<listen>/readyz (loopback when listening on all addresses).
+    #[arg(long)]
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Args, Default)]
@@ -229,6 +239,18 @@ fn parse_public_url(given: &str) -> Result<url::Url, ConfigError> {
     Ok(url)
 }
 
+/// Where `herald healthcheck` looks by default: this instance's own `/readyz`,
+/// over loopback when it listens on every address.
+pub fn readiness_url(listen: SocketAddr) -> url::Url {
+    let ip = match listen.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => std::net::Ipv4Addr::LOCALHOST.into(),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => std::net::Ipv6Addr::LOCALHOST.into(),
+        ip => ip,
+    };
+    url::Url::parse(&format!("http://{}/readyz", SocketAddr::new(ip, listen.port())))
+        .expect("an address forms a URL")
+}
+
 fn default_public_url(listen: SocketAddr) -> url::Url {
     let host = if listen.ip().is_unspecified() {
         "localhost".to_owned()
@@ -301,6 +323,14 @@ mod tests {
             assert_eq!(err.env, env);
             assert!(!err.to_string().contains('\n'));
         }
+    }
+
+    #[test]
+    fn the_readiness_probe_reaches_every_address_over_loopback() {
+        let url = |listen: &str| readiness_url(listen.parse().unwrap()).to_string();
+        assert_eq!(url("0.0.0.0:8080"), "http://127.0.0.1:8080/readyz");
+        assert_eq!(url("[::]:8080"), "http://[::1]:8080/readyz");
+        assert_eq!(url("10.1.2.3:9000"), "http://10.1.2.3:9000/readyz");
     }
 
     #[test]

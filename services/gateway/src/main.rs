@@ -15,10 +15,21 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    telemetry::init(&config.log_filter, config.log_format);
+    let start_logging = |config: &Config| telemetry::init(&config.log_filter, config.log_format);
     match args.command {
-        None => cli::serve(config, ServeArgs::default()).await,
-        Some(Command::Serve(serve)) => cli::serve(config, serve).await,
-        Some(Command::Bootstrap(bootstrap)) => cli::bootstrap(config, bootstrap).await,
+        // A probe run every few seconds by a container runtime sets up no logging or telemetry.
+        Some(Command::Healthcheck(probe)) => cli::healthcheck(&config, probe).await,
+        None => {
+            start_logging(&config);
+            cli::serve(config, ServeArgs::default()).await
+        }
+        Some(Command::Serve(serve)) => {
+            start_logging(&config);
+            cli::serve(config, serve).await
+        }
+        Some(Command::Bootstrap(bootstrap)) => {
+            start_logging(&config);
+            cli::bootstrap(config, bootstrap).await
+        }
     }
 }

@@ -16,6 +16,46 @@ pub const REPLICA_TIMEOUT: Duration = Duration::from_secs(15);
 /// The waiting call gets this long past a deadline to end it itself.
 const DEADLINE_GRACE: Duration = Duration::from_secs(5);
 
+/// What a replica knows of its own heartbeats. When the database has been
+/// unreachable, every replica's heartbeat stopped at once: for a while after it
+/// comes back, a silent replica may be one that has not beaten again yet, not a
+/// dead one, so only those already silent before the outage are judged dead.
+#[derive(Debug, Default)]
+pub struct Liveness {
+    last_beat: Option<OffsetDateTime>,
+    cut_off: bool,
+    /// When heartbeats worked again, and the last one before they stopped.
+    recovery: Option<(OffsetDateTime, OffsetDateTime)>,
+}
+
+impl Liveness {
+    pub fn beat_failed(&mut self) {
+        self.cut_off = true;
+    }
+
+    pub fn beat(&mut self, now: OffsetDateTime) {
+        if self.cut_off
+            && let Some(before) = self.last_beat
+        {
+            self.recovery = Some((now, before));
+        }
+        self.cut_off = false;
+        self.last_beat = Some(now);
+    }
+
+    /// Replicas whose last heartbeat is older than this are dead.
+    pub fn stale_before(&mut self, now: OffsetDateTime) -> OffsetDateTime {
+        let normally = now - REPLICA_TIMEOUT;
+        match self.recovery {
+            Some((since, before)) if now - since < REPLICA_TIMEOUT => normally.min(before - REPLICA_TIMEOUT),
+            _ => {
+                self.recovery = None;
+                normally
+            }
+        }
+    }
+}
+
 /// One round: beat, then end what dead replicas and lapsed deadlines left.
 /// On a single-process database every other replica is a previous run.
 pub async fn sweep(broker: &Broker) {
@@ -23,9 +63,14 @@ pub async fn sweep(broker: &Broker) {
     let now = OffsetDateTime::now_utc();
     if let Err(e) = store.heartbeat(broker.replica_id, now).await {
         tracing::warn!(error = %e, "heartbeat failed");
+        broker.liveness.lock().unwrap_or_else(|p| p.into_inner()).beat_failed();
         return;
     }
-    let stale_before = if store.single_process() { now } else { now - REPLICA_TIMEOUT };
+    let stale_before = {
+        let mut liveness = broker.liveness.lock().unwrap_or_else(|p| p.into_inner());
+        liveness.beat(now);
+        if store.single_process() { now } else { liveness.stale_before(now) }
+    };
     match store
         .resolve_abandoned(
             broker.replica_id,
@@ -156,4 +201,36 @@ pub fn spawn_listener(
             }
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn after_a_database_outage_silent_replicas_get_time_to_beat_again() {
+        let t0 = OffsetDateTime::now_utc();
+        let at = |secs: i64| t0 + time::Duration::seconds(secs);
+        let mut liveness = Liveness::default();
+        liveness.beat(at(0));
+        assert_eq!(liveness.stale_before(at(0)), at(0) - REPLICA_TIMEOUT);
+        // The database is unreachable for 30 s: every replica's heartbeat stops.
+        liveness.beat_failed();
+        liveness.beat(at(30));
+        // Only replicas already silent before the outage are dead...
+        assert_eq!(liveness.stale_before(at(30)), at(0) - REPLICA_TIMEOUT);
+        assert_eq!(liveness.stale_before(at(44)), at(0) - REPLICA_TIMEOUT);
+        // ...until the others have had a timeout's worth of time to beat again.
+        assert_eq!(liveness.stale_before(at(45)), at(45) - REPLICA_TIMEOUT);
+        assert_eq!(liveness.stale_before(at(50)), at(50) - REPLICA_TIMEOUT);
+    }
+
+    #[test]
+    fn a_failed_first_heartbeat_is_no_outage_to_recover_from() {
+        let now = OffsetDateTime::now_utc();
+        let mut liveness = Liveness::default();
+        liveness.beat_failed();
+        liveness.beat(now);
+        assert_eq!(liveness.stale_before(now), now - REPLICA_TIMEOUT);
+    }
 }

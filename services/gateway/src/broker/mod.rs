@@ -50,6 +50,8 @@ pub struct Broker {
     store: Arc<dyn Store>,
     /// Calls on this replica waiting for an elicitation to end, by its id (with its user).
     waiters: Mutex<HashMap<Uuid, (Uuid, oneshot::Sender<Elicitation>)>>,
+    /// This replica's own heartbeats, for telling a database outage from dead replicas.
+    liveness: std::sync::Mutex<janitor::Liveness>,
 }
 
 impl Broker {
@@ -59,6 +61,7 @@ impl Broker {
             hub: Hub::default(),
             store,
             waiters: Mutex::new(HashMap::new()),
+            liveness: std::sync::Mutex::new(janitor::Liveness::default()),
         })
     }
 

@@ -66,6 +66,32 @@ async fn with_no_settings_it_serves_sqlite_under_data_and_announces_setup() {
     let _ = std::fs::remove_dir_all(cwd);
 }
 
+/// `herald healthcheck`, the container image's probe: 0 when ready, 1 when
+/// not reachable, 2 for a URL it cannot use.
+#[tokio::test]
+async fn healthcheck_exits_zero_only_when_herald_is_ready() {
+    let cwd = temp_dir();
+    let mut child = herald(&cwd).spawn().unwrap();
+    let (listen, _) = serving(&mut child).await;
+    let port = listen.rsplit(':').next().unwrap().to_owned();
+    // The default URL: the listen address's own /readyz, over loopback for 0.0.0.0.
+    let ready = herald(&cwd).env("HERALD_LISTEN", format!("0.0.0.0:{port}")).arg("healthcheck").output();
+    let ready = ready.await.unwrap();
+    assert!(ready.status.success(), "{}", String::from_utf8_lossy(&ready.stderr));
+    assert!(String::from_utf8_lossy(&ready.stdout).contains(&format!("127.0.0.1:{port}/readyz: ready")));
+    child.kill().await.unwrap();
+    child.wait().await.unwrap();
+
+    let url = format!("http://{listen}/readyz");
+    let gone = herald(&cwd).args(["healthcheck", "--url", &url]).output().await.unwrap();
+    assert_eq!(gone.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&gone.stderr);
+    assert!(stderr.starts_with(&format!("herald: {url}: unreachable")), "{stderr}");
+    let bad = herald(&cwd).args(["healthcheck", "--url", "ftp://x"]).output().await.unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(cwd);
+}
+
 #[tokio::test]
 async fn a_second_process_on_the_same_sqlite_file_refuses_to_start() {
     let cwd = temp_dir();
