@@ -46,7 +46,13 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
   const connect = () => {
     if (stopped) return;
     const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1/ws`;
-    socket = new WebSocket(url);
+    try {
+      socket = new WebSocket(url);
+    } catch {
+      // Refused outright (never seen in practice, but it must not end the retries).
+      socket = null;
+      return retry();
+    }
     socket.addEventListener("open", () => {
       backoff = 1000;
       status.textContent = "";
@@ -85,12 +91,13 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
           break;
       }
     });
-    socket.addEventListener("close", () => {
-      if (stopped) return;
-      status.textContent = `Connection lost; reconnecting in ${Math.round(backoff / 1000)} s…`;
-      setTimeout(connect, backoff);
-      backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
-    });
+    socket.addEventListener("close", retry);
+  };
+  const retry = () => {
+    if (stopped) return;
+    status.textContent = `Connection lost; reconnecting in ${Math.round(backoff / 1000)} s…`;
+    setTimeout(connect, backoff);
+    backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
   };
   connect();
   updateCount();

@@ -83,8 +83,8 @@ test("Members: an invite link opens a page where the new person creates an accou
   const page = await admin.newPage();
   await page.goto(`${env.url}/admin/members`);
   const email = `newcomer-${Date.now()}@example.com`;
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Role").selectOption("member");
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Role", { exact: true }).selectOption("member");
   await page.getByRole("button", { name: "Create invite link" }).click();
   await page.getByRole("heading", { name: `Invite link for ${email}` }).waitFor();
   const link = await page.locator("code.secret").innerText();

@@ -64,7 +64,8 @@ const INIT_SCRIPT = () => {
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(url, ...rest) {
-      super(window.__heraldTest.blocked ? "ws://127.0.0.1:9/" : url, ...rest);
+      // Blocked: the same origin (the page's CSP allows it) at a path that refuses the upgrade.
+      super(window.__heraldTest.blocked ? String(url).replace(/\/api\/v1\/ws$/, "/api/v1/ws-unreachable") : url, ...rest);
       window.__heraldTest.sockets.push(this);
       this.addEventListener("open", () => { window.__heraldTest.socketsOpened += 1; });
     }

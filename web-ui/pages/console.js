@@ -32,7 +32,7 @@ export default async function render(root, { org, membership }) {
   const { servers } = await api("GET", orgPath(org, "/servers"));
   const usable = servers.filter((s) => !s.cut_off);
   serverSelect.append(el("option", { value: "" }, usable.length ? "Choose a server…" : "No servers available"),
-    usable.map((s) => el("option", { value: s.slug }, `${s.name} (${s.slug})`)));
+    ...usable.map((s) => el("option", { value: s.slug }, `${s.name} (${s.slug})`)));
 
   serverSelect.addEventListener("change", async () => {
     tools = [];
@@ -48,7 +48,7 @@ export default async function render(root, { org, membership }) {
     try {
       ({ tools } = await api("GET", orgPath(org, `/servers/${encodeURIComponent(serverSelect.value)}/tools`)));
       toolSelect.replaceChildren(el("option", { value: "" }, tools.length ? "Choose a tool…" : "This server has no tools"),
-        tools.map(({ tool: t }) => el("option", { value: t.name }, t.title ? `${t.title} (${t.name})` : t.name)));
+        ...tools.map(({ tool: t }) => el("option", { value: t.name }, t.title ? `${t.title} (${t.name})` : t.name)));
       toolSelect.disabled = tools.length === 0;
     } catch (error) {
       toolSelect.replaceChildren(el("option", { value: "" }, "Tools unavailable"));
@@ -129,7 +129,7 @@ function formArguments(box, form) {
   const qid = uid("arg");
   const controls = form.fields.map((f) => renderField(qid, f, fieldErrors));
   box.append(el("h2", { class: "sub" }, "Arguments"),
-    controls.length ? controls.map((c) => c.node) : el("p", { class: "muted" }, "This tool takes no arguments."));
+    ...(controls.length ? controls.map((c) => c.node) : [el("p", { class: "muted" }, "This tool takes no arguments.")]));
   return () => {
     const invalid = controls.map((c) => c.check()).filter(Boolean);
     if (invalid.length) { invalid[0].focus(); return undefined; }
@@ -186,7 +186,7 @@ function showResult(section, name, result) {
   section.replaceChildren(
     el("h2", { id: "result-title" }, `Result of ${name}`, " ",
       el("span", { class: failed ? "badge cancel" : "badge accept" }, failed ? "Tool error" : "OK")),
-    items.length ? items : el("p", { class: "muted" }, "The tool returned no content."),
+    ...(items.length ? items : [el("p", { class: "muted" }, "The tool returned no content.")]),
     result?.structuredContent !== undefined
       ? el("details", { open: true }, el("summary", {}, "Structured content"),
         el("pre", { class: "result-text" }, JSON.stringify(result.structuredContent, null, 2)))

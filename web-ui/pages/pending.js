@@ -25,7 +25,7 @@ export default async function render(root, { org, membership }) {
     total.textContent = summary.total === 0 ? "Nothing is pending."
       : `${summary.total} question${summary.total === 1 ? "" : "s"} pending`;
     if (!summary.servers.length) { body.replaceChildren(); return; }
-    body.replaceChildren(el("table", { class: "table" },
+    body.replaceChildren(el("div", { class: "table-wrap" }, el("table", { class: "table" },
       el("caption", { class: "sr-only" }, "Pending questions by server"),
       el("thead", {}, el("tr", {}, ["Server", "Questions", "People", "Oldest asked", "Waiting"].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, summary.servers.map((s) => el("tr", {},
@@ -33,7 +33,7 @@ export default async function render(root, { org, membership }) {
         el("td", {}, String(s.count)),
         el("td", {}, String(s.people)),
         el("td", {}, time(s.oldest)),
-        el("td", {}, waited(s.oldest)))))));
+        el("td", {}, waited(s.oldest))))))));
   };
 
   let timer = null;
