@@ -15,10 +15,23 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    telemetry::init(&config.log_filter, config.log_format);
-    match args.command {
+    let otel = match telemetry::Settings::from_env() {
+        Ok(otel) => otel,
+        Err(e) => {
+            eprintln!("herald: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = telemetry::init(&config.log_filter, config.log_format, &otel, config.metrics_endpoint) {
+        eprintln!("herald: {e}");
+        return ExitCode::from(2);
+    }
+    let code = match args.command {
         None => cli::serve(config, ServeArgs::default()).await,
         Some(Command::Serve(serve)) => cli::serve(config, serve).await,
         Some(Command::Bootstrap(bootstrap)) => cli::bootstrap(config, bootstrap).await,
-    }
+    };
+    // The exporters send what they still hold (blocking: off the async workers).
+    let _ = tokio::task::spawn_blocking(telemetry::shutdown).await;
+    code
 }

@@ -18,5 +18,6 @@ mod policy_flow;
 mod servers;
 mod storage;
 mod support;
+mod telemetry;
 mod tokens;
 mod web;
