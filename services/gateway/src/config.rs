@@ -90,6 +90,9 @@ pub struct RawSettings {
     /// How long a dashboard sign-in lasts, in hours.
     #[arg(long, env = "HERALD_SESSION_HOURS", default_value = "168", global = true)]
     pub session_hours: String,
+    /// `GET /metrics` (Prometheus text, unauthenticated): `on` or `off`.
+    #[arg(long, env = "HERALD_METRICS", default_value = "on", global = true)]
+    pub metrics: String,
 }
 
 #[derive(Debug, Clone)]
@@ -103,6 +106,8 @@ pub struct Config {
     pub log_filter: String,
     pub log_format: LogFormat,
     pub session_ttl: Duration,
+    /// Whether `GET /metrics` is served.
+    pub metrics_endpoint: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +185,15 @@ impl Config {
                     format!("{:?} is not a whole number of hours from 1 to 2160", raw.session_hours),
                 )
             })?;
+        let metrics_endpoint = match raw.metrics.trim() {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(bad("--metrics", "HERALD_METRICS", format!("{other:?} is not one of: on, off")));
+            }
+        };
         Ok(Self {
+            metrics_endpoint,
             listen,
             public_url_given: raw.public_url.is_some(),
             public_url,
@@ -293,6 +306,7 @@ mod tests {
             log_level: "info".into(),
             log_format: "pretty".into(),
             session_hours: "168".into(),
+            metrics: "on".into(),
         }
     }
 
@@ -315,6 +329,7 @@ mod tests {
             (|r| r.log_level = "loud[".into(), "HERALD_LOG_LEVEL"),
             (|r| r.log_format = "xml".into(), "HERALD_LOG_FORMAT"),
             (|r| r.session_hours = "0".into(), "HERALD_SESSION_HOURS"),
+            (|r| r.metrics = "maybe".into(), "HERALD_METRICS"),
         ];
         for (mutate, env) in cases {
             let mut settings = raw();

@@ -3,7 +3,7 @@
 //! Layout: `config` (typed settings), `crypto` (keys, hashing, sealing),
 //! `domain` (newtypes that parse untrusted input), `storage` (one trait, a
 //! PostgreSQL and a SQLite implementation), `api` (the HTTP surface), `app`
-//! (state and serving), `cli` (the `herald` commands), `telemetry` (logs).
+//! (state and serving), `cli` (the `herald` commands), `telemetry` (logs, traces, metrics).
 
 pub mod api;
 pub mod app;

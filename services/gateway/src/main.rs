@@ -15,21 +15,28 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let start_logging = |config: &Config| telemetry::init(&config.log_filter, config.log_format);
-    match args.command {
-        // A probe run every few seconds by a container runtime sets up no logging or telemetry.
-        Some(Command::Healthcheck(probe)) => cli::healthcheck(&config, probe).await,
-        None => {
-            start_logging(&config);
-            cli::serve(config, ServeArgs::default()).await
-        }
-        Some(Command::Serve(serve)) => {
-            start_logging(&config);
-            cli::serve(config, serve).await
-        }
-        Some(Command::Bootstrap(bootstrap)) => {
-            start_logging(&config);
-            cli::bootstrap(config, bootstrap).await
-        }
+    // A probe run every few seconds by a container runtime sets up no logging or telemetry.
+    if let Some(Command::Healthcheck(probe)) = args.command {
+        return cli::healthcheck(&config, probe).await;
     }
+    let otel = match telemetry::Settings::from_env() {
+        Ok(otel) => otel,
+        Err(e) => {
+            eprintln!("herald: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = telemetry::init(&config.log_filter, config.log_format, &otel, config.metrics_endpoint) {
+        eprintln!("herald: {e}");
+        return ExitCode::from(2);
+    }
+    let code = match args.command {
+        None => cli::serve(config, ServeArgs::default()).await,
+        Some(Command::Serve(serve)) => cli::serve(config, serve).await,
+        Some(Command::Bootstrap(bootstrap)) => cli::bootstrap(config, bootstrap).await,
+        Some(Command::Healthcheck(_)) => unreachable!("handled above"),
+    };
+    // The exporters send what they still hold (blocking: off the async workers).
+    let _ = tokio::task::spawn_blocking(telemetry::shutdown).await;
+    code
 }

@@ -7,6 +7,7 @@
 //! knows when a person is busy answering a question the stream asked.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -71,6 +72,23 @@ pub enum Reply {
 #[derive(Debug, Default, Clone)]
 pub struct ReplyHead {
     pub session_id: Option<String>,
+    /// The HTTP status.
+    pub status: u16,
+}
+
+/// Watches every HTTP request an `Endpoint` makes (for tracing and metrics)
+/// and may add headers to it (trace context). herald-mcp knows no telemetry;
+/// the gateway implements this.
+pub trait Observer: Send + Sync {
+    /// A request is about to be sent; `headers` are added to it.
+    fn start(&self, method: &Method, headers: &mut HeaderMap) -> Box<dyn Observation>;
+}
+
+/// One observed request.
+pub trait Observation: Send {
+    /// Its HTTP status, or the error that ended it. For a stream this is
+    /// when the response headers arrived, not when the stream ended.
+    fn finish(self: Box<Self>, outcome: Result<u16, &TransportError>);
 }
 
 /// Headers of one POST beyond the ones every POST has.
@@ -88,11 +106,37 @@ pub struct Endpoint {
     http: reqwest::Client,
     url: reqwest::Url,
     headers: HeaderMap,
+    observer: Option<Arc<dyn Observer>>,
 }
 
 impl Endpoint {
     pub fn new(http: reqwest::Client, url: reqwest::Url, headers: HeaderMap) -> Self {
-        Self { http, url, headers }
+        Self { http, url, headers, observer: None }
+    }
+
+    /// Every request of this endpoint is shown to `observer`.
+    pub fn observed(mut self, observer: Arc<dyn Observer>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Runs one request under the observer, if there is one.
+    async fn watched<T, F>(
+        &self,
+        method: Method,
+        status: impl Fn(&T) -> u16,
+        request: impl FnOnce(HeaderMap) -> F,
+    ) -> Result<T, TransportError>
+    where
+        F: Future<Output = Result<T, TransportError>>,
+    {
+        let mut added = HeaderMap::new();
+        let observation = self.observer.as_ref().map(|o| o.start(&method, &mut added));
+        let result = request(added).await;
+        if let Some(observation) = observation {
+            observation.finish(result.as_ref().map(&status));
+        }
+        result
     }
 
     pub fn url(&self) -> &reqwest::Url {
@@ -105,6 +149,20 @@ impl Endpoint {
         body: String,
         headers: &PostHeaders,
     ) -> Result<(Reply, ReplyHead), TransportError> {
+        self.watched(
+            Method::POST,
+            |(_, head): &(Reply, ReplyHead)| head.status,
+            |added| self.post_unwatched(body, headers, added),
+        )
+        .await
+    }
+
+    async fn post_unwatched(
+        &self,
+        body: String,
+        headers: &PostHeaders,
+        added: HeaderMap,
+    ) -> Result<(Reply, ReplyHead), TransportError> {
         let mut request = self
             .http
             .request(Method::POST, self.url.clone())
@@ -112,6 +170,7 @@ impl Endpoint {
             .header(ACCEPT, ACCEPT_BOTH)
             .header(CONTENT_TYPE, "application/json")
             .headers(headers.extra.clone())
+            .headers(added)
             .body(body);
         if let Some(version) = &headers.protocol_version {
             request = request.header(MCP_PROTOCOL_VERSION, version);
@@ -126,6 +185,7 @@ impl Endpoint {
                 .get(MCP_SESSION_ID)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned),
+            status: response.status().as_u16(),
         };
         let status = response.status();
         if status == StatusCode::NOT_FOUND && headers.session_id.is_some() {
@@ -169,14 +229,28 @@ impl Endpoint {
         session_id: &str,
         protocol_version: &str,
     ) -> Result<Option<MessageStream>, TransportError> {
-        let request = self
-            .http
-            .request(Method::GET, self.url.clone())
-            .headers(self.headers.clone())
-            .header(ACCEPT, "text/event-stream")
-            .header(MCP_SESSION_ID, session_id)
-            .header(MCP_PROTOCOL_VERSION, protocol_version);
-        let response = send(request).await?;
+        let found = self
+            .watched(
+                Method::GET,
+                |(status, _): &(u16, _)| *status,
+                |added| async move {
+                    let request = self
+                        .http
+                        .request(Method::GET, self.url.clone())
+                        .headers(self.headers.clone())
+                        .header(ACCEPT, "text/event-stream")
+                        .header(MCP_SESSION_ID, session_id)
+                        .header(MCP_PROTOCOL_VERSION, protocol_version)
+                        .headers(added);
+                    let response = send(request).await?;
+                    Ok((response.status().as_u16(), Self::stream_of(response).await))
+                },
+            )
+            .await?;
+        found.1
+    }
+
+    async fn stream_of(response: reqwest::Response) -> Result<Option<MessageStream>, TransportError> {
         match response.status() {
             StatusCode::METHOD_NOT_ALLOWED => Ok(None),
             StatusCode::NOT_FOUND => Err(TransportError::SessionExpired),
@@ -196,13 +270,22 @@ impl Endpoint {
         session_id: &str,
         protocol_version: &str,
     ) -> Result<(), TransportError> {
-        let request = self
-            .http
-            .request(Method::DELETE, self.url.clone())
-            .headers(self.headers.clone())
-            .header(MCP_SESSION_ID, session_id)
-            .header(MCP_PROTOCOL_VERSION, protocol_version);
-        send(request).await.map(|_| ())
+        self.watched(
+            Method::DELETE,
+            |status: &u16| *status,
+            |added| async move {
+                let request = self
+                    .http
+                    .request(Method::DELETE, self.url.clone())
+                    .headers(self.headers.clone())
+                    .header(MCP_SESSION_ID, session_id)
+                    .header(MCP_PROTOCOL_VERSION, protocol_version)
+                    .headers(added);
+                send(request).await.map(|r| r.status().as_u16())
+            },
+        )
+        .await
+        .map(|_| ())
     }
 }
 

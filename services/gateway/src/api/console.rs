@@ -113,7 +113,7 @@ pub async fn test_connection(
     access.require_admin()?;
     // A cut-off server may be tested: that is how an admin decides to restore it.
     let server = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
-    Ok(Json(console::test_connection(&state, &server).await))
+    Ok(Json(console::test_connection(&state, &access.membership.org.slug, &server).await))
 }
 
 /// The server, unless it does not exist or is cut off.

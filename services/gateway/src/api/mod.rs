@@ -22,14 +22,13 @@ pub mod views;
 pub mod ws;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware;
 use axum::routing::{get, patch, post};
 use tower::ServiceBuilder;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
 
 use crate::app::AppState;
 use error::ApiError;
@@ -103,6 +102,7 @@ pub fn router(state: AppState) -> Router {
         .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(crate::telemetry::metrics::handler))
         .nest("/api/v1", api)
         .route(
             "/mcp/{org}/{server}",
@@ -116,7 +116,7 @@ pub fn router(state: AppState) -> Router {
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
                 .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-                .layer(TraceLayer::new_for_http().make_span_with(request_span))
+                .layer(middleware::from_fn(crate::telemetry::http::observe))
                 .layer(SetResponseHeaderLayer::if_not_present(
                     header::X_CONTENT_TYPE_OPTIONS,
                     HeaderValue::from_static("nosniff"),
@@ -130,18 +130,6 @@ pub fn router(state: AppState) -> Router {
                     HeaderValue::from_static("DENY"),
                 )),
         )
-}
-
-/// Every log line of a request carries its id. Only the path is logged: query
-/// strings and bodies may carry secrets.
-fn request_span(request: &Request) -> tracing::Span {
-    let request_id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
-    tracing::info_span!(
-        "request",
-        method = %request.method(),
-        path = %request.uri().path(),
-        request_id = %request_id,
-    )
 }
 
 async fn not_found() -> ApiError {

@@ -34,6 +34,22 @@ pub async fn upgrade(
     ws.max_message_size(MAX_MESSAGE_BYTES).on_upgrade(move |socket| serve(state, user_id, socket))
 }
 
+/// One open dashboard socket in `herald_websocket_connections`, for as long as it lives.
+struct OpenSocket;
+
+impl OpenSocket {
+    fn count() -> Self {
+        crate::telemetry::metrics::metrics().websocket(true);
+        OpenSocket
+    }
+}
+
+impl Drop for OpenSocket {
+    fn drop(&mut self) {
+        crate::telemetry::metrics::metrics().websocket(false);
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(tag = "type", deny_unknown_fields)]
 enum BrowserMessage {
@@ -47,6 +63,7 @@ enum BrowserMessage {
 }
 
 async fn serve(state: AppState, user_id: Uuid, mut socket: WebSocket) {
+    let _counted = OpenSocket::count();
     let (seat, mut events) = state.broker.hub.join(user_id);
     // Joined first, then read: nothing created in between is missed (a
     // duplicate `created` is possible and harmless; browsers key by id).

@@ -84,6 +84,13 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
             .map(|url| check_url(url, &policy.url_mode, ctx.state.config.is_development()).into_result());
         decision = decide(&facts, policy);
     }
+    crate::telemetry::metrics::metrics().policy_decision(match &decision {
+        Decision::Show { .. } => "shown",
+        Decision::AutoDecline { reason: why, .. }
+        | Decision::AutoCancel { reason: why }
+        | Decision::CancelCall { reason: why } => why,
+        Decision::Refuse { .. } => reason::INTERRUPTED,
+    });
     match decision {
         Decision::Show { warnings } => {
             record.policy_flags = flags(&warnings, &hits);

@@ -52,6 +52,8 @@ pub struct Broker {
     waiters: Mutex<HashMap<Uuid, (Uuid, oneshot::Sender<Elicitation>)>>,
     /// This replica's own heartbeats, for telling a database outage from dead replicas.
     liveness: std::sync::Mutex<janitor::Liveness>,
+    /// The spans of the elicitations this replica opened, until they end.
+    tracked: Mutex<HashMap<Uuid, crate::telemetry::elicitation::Tracked>>,
 }
 
 impl Broker {
@@ -62,6 +64,7 @@ impl Broker {
             store,
             waiters: Mutex::new(HashMap::new()),
             liveness: std::sync::Mutex::new(janitor::Liveness::default()),
+            tracked: Mutex::new(HashMap::new()),
         })
     }
 
@@ -79,6 +82,8 @@ impl Broker {
             elicitation_id = %elicitation.id, org = %elicitation.org_slug, server = %elicitation.server.slug,
             tool = elicitation.tool.as_deref().unwrap_or("-"), mode = %elicitation.mode, "elicitation pending"
         );
+        let tracked = crate::telemetry::elicitation::opened(&elicitation);
+        self.tracked.lock().expect("tracked lock").insert(elicitation.id, tracked);
         self.hub.publish(elicitation.user_id, &ServerEvent::created(&elicitation));
         self.tell_replicas(Event::Created, elicitation.id, elicitation.user_id);
         Ok(Waiter {
@@ -95,6 +100,7 @@ impl Broker {
     /// never shown); the waiter returns that answer at once.
     pub async fn record_answered(self: &Arc<Self>, elicitation: Elicitation) -> Result<Waiter, StoreError> {
         self.store.create_elicitation(&elicitation).await?;
+        crate::telemetry::elicitation::answered_at_once(&elicitation);
         if let Some(outcome) = &elicitation.outcome {
             tracing::info!(
                 elicitation_id = %elicitation.id, org = %elicitation.org_slug, server = %elicitation.server.slug,
@@ -135,10 +141,20 @@ impl Broker {
                 reason = outcome.reason.as_deref().unwrap_or("-"), "elicitation ended"
             );
         }
+        self.untrack(e);
         if let Some((_, tx)) = self.waiters.lock().expect("waiters lock").remove(&e.id) {
             let _ = tx.send(e.clone());
         }
         self.hub.publish(e.user_id, &ServerEvent::resolved(e));
+    }
+
+    /// Ends the span of an elicitation this replica opened (counted as it ends).
+    fn untrack(&self, e: &Elicitation) {
+        let Some(outcome) = &e.outcome else { return };
+        let tracked = self.tracked.lock().expect("tracked lock").remove(&e.id);
+        if let Some(tracked) = tracked {
+            tracked.ended(outcome);
+        }
     }
 
     /// This replica is stopping: ends every question it holds (the waiting
@@ -261,7 +277,10 @@ impl Waiter {
         let mut delay = std::time::Duration::from_millis(50);
         loop {
             match self.broker.store.elicitation_of_user(self.user_id, self.id).await {
-                Ok(Some(e)) if e.outcome.is_some() => return e,
+                Ok(Some(e)) if e.outcome.is_some() => {
+                    self.broker.untrack(&e);
+                    return e;
+                }
                 Ok(Some(_)) => {
                     // Still pending: the deadline's resolve failed; try it again.
                     let timeout = cancelled(DecidedBy::Timeout, reason::EXPIRED);

@@ -67,14 +67,24 @@ pub async fn run(
     down: mpsc::Sender<Down>,
     cancel: CancellationToken,
 ) {
-    let mut relay = Relay { ctx: &ctx, down: &down, cancel: &cancel, progress: 0.0 };
-    let last = match link.as_ref() {
-        Link::Legacy(l) => relay.legacy(l, &request).await,
-        Link::Modern(m) => relay.modern(m, &request).await,
-    };
-    if let Some(message) = last {
-        let _ = down.send(Down::Message(message)).await;
-    }
+    let call = ctx.call.clone();
+    crate::telemetry::mcp::relay(call.clone(), async move {
+        let mut relay = Relay { ctx: &ctx, down: &down, cancel: &cancel, progress: 0.0 };
+        let last = match link.as_ref() {
+            Link::Legacy(l) => relay.legacy(l, &request).await,
+            Link::Modern(m) => relay.modern(m, &request).await,
+        };
+        // Counted before the agent can see the answer.
+        match (&call, &last) {
+            (Some(call), Some(message)) => call.answered(message),
+            (Some(call), None) => call.abandoned(),
+            (None, _) => {}
+        }
+        if let Some(message) = last {
+            let _ = down.send(Down::Message(message)).await;
+        }
+    })
+    .await
 }
 
 struct Relay<'a> {

@@ -68,6 +68,7 @@ pub async fn request(
         server,
         tool: None,
         progress_token: None,
+        call: None,
     };
     let link = state.proxy.shared_link(&ctx).await.map_err(rpc_error)?;
     let params = RawObject::parse(Some(&raw(&params)))
@@ -140,7 +141,7 @@ pub struct ConnectionReport {
 
 /// Connects to `server` afresh (its registered URL and headers), lists its
 /// tools, and closes the connection again.
-pub async fn test_connection(state: &AppState, server: &Server) -> ConnectionReport {
+pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) -> ConnectionReport {
     let started = Instant::now();
     let failed = |error: String| ConnectionReport {
         ok: false,
@@ -151,7 +152,7 @@ pub async fn test_connection(state: &AppState, server: &Server) -> ConnectionRep
         elapsed_ms: elapsed_ms(started),
         error: Some(error),
     };
-    let endpoint = match state.proxy.endpoint(state, server) {
+    let endpoint = match state.proxy.endpoint(state, org_slug, server) {
         Ok(endpoint) => endpoint,
         Err(message) => return failed(message_text(&message)),
     };

@@ -67,6 +67,8 @@ pub struct CallContext {
     pub tool: Option<String>,
     /// The agent's progress token, if it asked for progress.
     pub progress_token: Option<Value>,
+    /// The agent's request, for telemetry (set for forwarded calls).
+    pub call: Option<Arc<crate::telemetry::mcp::AgentCall>>,
 }
 
 /// Herald's agent-side state: legacy sessions (in rows; this replica's links
@@ -105,7 +107,7 @@ impl Proxy {
         }
     }
 
-    fn endpoint(&self, state: &AppState, server: &Server) -> Result<Endpoint, Message> {
+    fn endpoint(&self, state: &AppState, org: &str, server: &Server) -> Result<Endpoint, Message> {
         let url = reqwest::Url::parse(&server.url)
             .map_err(|_| bad(&server.slug, "its registered URL is invalid"))?;
         let headers = open_headers(&state.keys, server).map_err(|e| {
@@ -118,7 +120,8 @@ impl Proxy {
                 map.insert(n, v);
             }
         }
-        Ok(Endpoint::new(self.http.clone(), url, map))
+        let observer = crate::telemetry::upstream::observer(org, &server.slug, &url);
+        Ok(Endpoint::new(self.http.clone(), url, map).observed(observer))
     }
 
     async fn shared_link(&self, ctx: &CallContext) -> Result<Arc<Link>, Message> {
@@ -128,7 +131,7 @@ impl Proxy {
         let cell = self.shared.lock().expect("links lock").entry(key).or_default().clone();
         let link = cell
             .get_or_try_init(|| async {
-                let endpoint = self.endpoint(state, server)?;
+                let endpoint = self.endpoint(state, &ctx.org_slug, server)?;
                 let link = Link::connect(endpoint, ctx.policy.url_mode.enabled)
                     .await
                     .map_err(|e| unreachable_server(server, &e))?;
@@ -211,6 +214,7 @@ fn unauthorized() -> Response {
 
 /// A JSON-RPC message as an HTTP response.
 fn rpc(status: StatusCode, message: &Message) -> Response {
+    crate::telemetry::mcp::answered(message);
     (status, [(header::CONTENT_TYPE, "application/json")], message.to_json()).into_response()
 }
 
@@ -222,6 +226,17 @@ pub async fn post(
 ) -> Response {
     // Parsed before admission only so that a refusal can answer the request's id.
     let parsed = Message::parse(&body);
+    let call = crate::telemetry::mcp::AgentCall::begin(&org, &server, &headers, parsed.as_ref().ok());
+    call.run(post_call(state, org, server, headers, parsed)).await
+}
+
+async fn post_call(
+    state: AppState,
+    org: String,
+    server: String,
+    headers: HeaderMap,
+    parsed: Result<Message, herald_mcp::jsonrpc::MessageError>,
+) -> Response {
     let request_id = parsed.as_ref().ok().and_then(|m| m.id().cloned());
     let (principal, server) = match admit(&state, &headers, &org, &server, request_id.as_ref()).await {
         Ok(admitted) => admitted,
@@ -277,6 +292,7 @@ async fn context(state: &AppState, principal: &TokenPrincipal, server: Server) -
         policy: policy(state, principal.membership.org.id).await,
         tool: None,
         progress_token: None,
+        call: None,
     }
 }
 
@@ -312,7 +328,7 @@ async fn initialize(
         PROTOCOL_VERSION_2025_11_25
     };
     let ctx = context(state, principal, server.clone()).await;
-    let endpoint = match state.proxy.endpoint(state, &server) {
+    let endpoint = match state.proxy.endpoint(state, &ctx.org_slug, &server) {
         Ok(e) => e,
         Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
     };
@@ -630,6 +646,7 @@ async fn forward(
 ) -> Response {
     ctx.tool = name_param(&request.method).and_then(|key| request.params.string(key));
     ctx.progress_token = request.params.meta().get("progressToken").cloned();
+    ctx.call = crate::telemetry::mcp::current();
     let (tx, mut rx) = mpsc::channel::<Down>(32);
     let id = request.id.clone();
     tokio::spawn(call::run(ctx, link, request, tx, cancel));

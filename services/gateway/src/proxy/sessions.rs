@@ -76,7 +76,7 @@ impl AgentSession {
         let link = self
             .link
             .get_or_try_init(|| async {
-                let endpoint = state.proxy.endpoint(state, &ctx.server)?;
+                let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server)?;
                 let link = Link::connect(endpoint, ctx.policy.url_mode.enabled)
                     .await
                     .map_err(|e| super::unreachable_server(&ctx.server, &e))?;

@@ -286,6 +286,12 @@ impl ModernLink {
         for (k, v) in meta(agent_info, self.url_mode) {
             m.insert(k, v);
         }
+        // The MCP-level trace context: the agent call's span (the HTTP header names the request's).
+        crate::telemetry::propagation::inject_meta(
+            &tracing::Span::current(),
+            crate::telemetry::mcp::carried_for_meta().as_ref(),
+            &mut m,
+        );
         params.set("_meta", raw(&Value::Object(m)));
         let name = name_param(method).and_then(|key| params.string(key));
         let mut headers = modern_headers(method, name.as_deref());

@@ -10,7 +10,7 @@ use tokio::process::{Child, Command};
 
 use crate::support::{PASSWORD, TestApp, TestDb, body};
 
-fn herald(cwd: &std::path::Path) -> Command {
+pub(crate) fn herald(cwd: &std::path::Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_herald"));
     command
         .current_dir(cwd)
@@ -43,7 +43,7 @@ async fn serving(child: &mut Child) -> (String, Vec<Value>) {
     panic!("herald exited before serving: {seen:?}");
 }
 
-fn temp_dir() -> std::path::PathBuf {
+pub(crate) fn temp_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("herald-cli-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -127,7 +127,7 @@ async fn a_bad_setting_stops_it_with_one_line_naming_the_setting() {
     let _ = std::fs::remove_dir_all(cwd);
 }
 
-async fn bootstrap(db: &TestDb, org: &str, email: &str, password: &str) -> std::process::Output {
+pub(crate) async fn bootstrap(db: &TestDb, org: &str, email: &str, password: &str) -> std::process::Output {
     let cwd = temp_dir();
     let mut child = herald(&cwd)
         .env("HERALD_DATABASE_URL", db.url())

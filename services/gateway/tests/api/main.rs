@@ -20,5 +20,6 @@ mod servers;
 mod sessions;
 mod storage;
 mod support;
+mod telemetry;
 mod tokens;
 mod web;

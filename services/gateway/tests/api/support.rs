@@ -94,6 +94,7 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         log_level: "warn".into(),
         log_format: "pretty".into(),
         session_hours: "168".into(),
+        metrics: "on".into(),
     }
 }
 

@@ -1,0 +1,250 @@
+//! Herald's metrics: OpenTelemetry instruments (atomic and cheap), read by two readers: the
+//! Prometheus exporter behind `GET /metrics` and, when configured, an OTLP periodic reader.
+//!
+//! Instruments carry OpenTelemetry names (`herald.agent.calls`); the Prometheus exposition
+//! turns them into Prometheus names (`herald_agent_calls_total`, units as suffixes). Every label
+//! has a bounded set of values: routes are route templates, methods a fixed list, servers the
+//! registry's `org/slug`, reasons and outcomes the contract's vocabulary.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::{Counter, Histogram, Meter, MeterProvider as _, UpDownCounter};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+
+/// Latencies of requests, in seconds.
+const REQUEST_BUCKETS: [f64; 14] =
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0];
+/// How long people take to answer, in seconds.
+const ANSWER_BUCKETS: [f64; 12] = [0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0];
+
+pub struct Metrics {
+    provider: SdkMeterProvider,
+    /// Where `GET /metrics` reads from; `None` when it is turned off.
+    registry: Option<prometheus::Registry>,
+    agent_calls: Counter<u64>,
+    upstream_duration: Histogram<f64>,
+    upstream_errors: Counter<u64>,
+    elicitations: Counter<u64>,
+    elicitations_pending: UpDownCounter<i64>,
+    answer_duration: Histogram<f64>,
+    policy_decisions: Counter<u64>,
+    websocket_connections: UpDownCounter<i64>,
+    http_requests: Counter<u64>,
+    http_duration: Histogram<f64>,
+}
+
+static METRICS: OnceLock<Metrics> = OnceLock::new();
+
+/// The process's instruments (with only the Prometheus reader when `install` was never called,
+/// as in tests that embed the app).
+pub fn metrics() -> &'static Metrics {
+    METRICS.get_or_init(|| Metrics::build(true, None).expect("metrics without OTLP always build"))
+}
+
+/// Sets the instruments up once, with an OTLP reader when `otlp` holds the resource to export.
+pub fn install(endpoint: bool, otlp: Option<Resource>) -> Result<(), String> {
+    let _ = METRICS.set(Metrics::build(endpoint, otlp)?);
+    Ok(())
+}
+
+pub fn shutdown() {
+    if let Some(m) = METRICS.get()
+        && let Err(e) = m.provider.shutdown()
+    {
+        eprintln!("herald: exporting the last metrics failed: {e}");
+    }
+}
+
+impl Metrics {
+    fn build(endpoint: bool, otlp: Option<Resource>) -> Result<Self, String> {
+        let mut builder = SdkMeterProvider::builder();
+        let registry = endpoint.then(prometheus::Registry::new);
+        if let Some(registry) = &registry {
+            let exporter = opentelemetry_prometheus::exporter()
+                .with_registry(registry.clone())
+                .without_target_info()
+                .scope_info_enabled(false)
+                .build()
+                .expect("the Prometheus exporter builds with a fresh registry");
+            builder = builder.with_reader(exporter);
+        }
+        if let Some(resource) = otlp {
+            let exporter = opentelemetry_otlp::MetricExporter::builder()
+                .with_http()
+                .build()
+                .map_err(|e| format!("cannot export metrics over OTLP: {e}"))?;
+            builder = builder.with_periodic_exporter(exporter).with_resource(resource);
+        }
+        let provider = builder.build();
+        let meter = provider.meter("herald");
+        let metrics = Self::instruments(provider.clone(), registry, &meter);
+        // Gauges without labels are shown from the start, at zero.
+        metrics.elicitations_pending.add(0, &[]);
+        metrics.websocket_connections.add(0, &[]);
+        Ok(metrics)
+    }
+
+    fn instruments(
+        provider: SdkMeterProvider,
+        registry: Option<prometheus::Registry>,
+        meter: &Meter,
+    ) -> Self {
+        let seconds = |name: &'static str, description: &'static str, buckets: &[f64]| {
+            meter
+                .f64_histogram(name)
+                .with_unit("s")
+                .with_description(description)
+                .with_boundaries(buckets.to_vec())
+                .build()
+        };
+        Self {
+            provider,
+            registry,
+            agent_calls: meter
+                .u64_counter("herald.agent.calls")
+                .with_description("MCP requests from agents, by protocol generation, method and status")
+                .build(),
+            upstream_duration: seconds(
+                "herald.upstream.request.duration",
+                "HTTP requests to upstream servers, until the reply started",
+                &REQUEST_BUCKETS,
+            ),
+            upstream_errors: meter
+                .u64_counter("herald.upstream.errors")
+                .with_description("Failed HTTP requests to upstream servers, by kind of failure")
+                .build(),
+            elicitations: meter
+                .u64_counter("herald.elicitations")
+                .with_description("Elicitations that ended, by outcome, reason and mode")
+                .build(),
+            elicitations_pending: meter
+                .i64_up_down_counter("herald.elicitations.pending")
+                .with_description("Elicitations waiting for an answer on this replica")
+                .build(),
+            answer_duration: seconds(
+                "herald.elicitation.answer.duration",
+                "From an elicitation's creation to its ending",
+                &ANSWER_BUCKETS,
+            ),
+            policy_decisions: meter
+                .u64_counter("herald.policy.decisions")
+                .with_description(
+                    "Policy decisions on elicitations, by the rule that decided (shown: none did)",
+                )
+                .build(),
+            websocket_connections: meter
+                .i64_up_down_counter("herald.websocket.connections")
+                .with_description("Open dashboard websockets on this replica")
+                .build(),
+            http_requests: meter
+                .u64_counter("herald.http.requests")
+                .with_description("HTTP requests served, by route template and status")
+                .build(),
+            http_duration: seconds(
+                "herald.http.request.duration",
+                "HTTP requests served, until the response started",
+                &REQUEST_BUCKETS,
+            ),
+        }
+    }
+
+    pub fn agent_call(&self, generation: &'static str, method: &'static str, ok: bool) {
+        let status = if ok { "ok" } else { "error" };
+        self.agent_calls.add(
+            1,
+            &[
+                KeyValue::new("generation", generation),
+                KeyValue::new("method", method),
+                KeyValue::new("status", status),
+            ],
+        );
+    }
+
+    pub fn upstream_request(&self, server: &str, took: Duration, error: Option<&'static str>) {
+        let server = KeyValue::new("server", server.to_owned());
+        self.upstream_duration.record(took.as_secs_f64(), std::slice::from_ref(&server));
+        if let Some(kind) = error {
+            self.upstream_errors.add(1, &[server, KeyValue::new("kind", kind)]);
+        }
+    }
+
+    pub fn elicitation_opened(&self) {
+        self.elicitations_pending.add(1, &[]);
+    }
+
+    /// A pending elicitation this replica no longer follows.
+    pub fn elicitation_forgotten(&self) {
+        self.elicitations_pending.add(-1, &[]);
+    }
+
+    /// An ending; `was_pending` when it had been counted as pending here.
+    pub fn elicitation_ended(
+        &self,
+        action: &str,
+        reason: &str,
+        mode: &str,
+        took: Duration,
+        was_pending: bool,
+    ) {
+        if was_pending {
+            self.elicitations_pending.add(-1, &[]);
+        }
+        let outcome = KeyValue::new("outcome", bounded(action, &["accept", "decline", "cancel"]));
+        self.elicitations.add(
+            1,
+            &[
+                outcome.clone(),
+                KeyValue::new("reason", bounded(reason, super::elicitation::REASONS)),
+                KeyValue::new("mode", bounded(mode, &["form", "url"])),
+            ],
+        );
+        self.answer_duration.record(took.as_secs_f64(), &[outcome]);
+    }
+
+    pub fn policy_decision(&self, rule: &str) {
+        self.policy_decisions.add(1, &[KeyValue::new("rule", bounded(rule, super::elicitation::RULES))]);
+    }
+
+    pub fn websocket(&self, opened: bool) {
+        self.websocket_connections.add(if opened { 1 } else { -1 }, &[]);
+    }
+
+    pub fn http_request(&self, route: &str, status: StatusCode, took: Duration) {
+        let route = KeyValue::new("route", route.to_owned());
+        self.http_requests.add(1, &[route.clone(), KeyValue::new("status", i64::from(status.as_u16()))]);
+        self.http_duration.record(took.as_secs_f64(), &[route]);
+    }
+
+    /// The Prometheus text exposition (format 0.0.4), or `None` when turned off.
+    pub fn render(&self) -> Option<String> {
+        let registry = self.registry.as_ref()?;
+        match prometheus::TextEncoder::new().encode_to_string(&registry.gather()) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot render the metrics");
+                Some(String::new())
+            }
+        }
+    }
+}
+
+/// `value` when it is one of `known`, `other` otherwise.
+fn bounded(value: &str, known: &[&'static str]) -> &'static str {
+    known.iter().find(|k| **k == value).copied().unwrap_or("other")
+}
+
+/// `GET /metrics`: Prometheus text. Unauthenticated, like every scrape endpoint: keep it off the
+/// public network (or set `HERALD_METRICS=off`).
+pub async fn handler() -> Response {
+    match metrics().render() {
+        Some(text) => {
+            ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+        }
+        None => crate::api::error::ApiError::NotFound.into_response(),
+    }
+}
