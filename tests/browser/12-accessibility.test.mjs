@@ -155,12 +155,16 @@ test("at 360 px wide no page scrolls sideways", { timeout: 90_000 }, async () =>
   const call = startCall("book_table", { restaurant: "A restaurant with a rather long name for a narrow screen" });
   const { card } = await waitForCard(inbox, "Book a table at A restaurant with a rather long name for a narrow screen");
   const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  // What sticks out, for the failure message.
+  const culprits = (page) => page.evaluate(() => [...document.querySelectorAll("body *")]
+    .filter((n) => n.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+    .slice(-3).map((n) => `${n.tagName.toLowerCase()}.${n.className}: ${n.textContent.slice(0, 60)}`));
   assert.equal(await overflow(inbox), 0, "/ with a question");
   await card.getByRole("button", { name: "Dismiss" }).click();
   await call.outcome();
   for (const path of PAGES.slice(1)) {
     const page = await open(context, path);
-    assert.equal(await overflow(page), 0, path);
+    assert.equal(await overflow(page), 0, `${path}: ${(await culprits(page)).join(" | ")}`);
     await page.close();
   }
   await context.close();

@@ -109,7 +109,9 @@ class Replica:
         }
         offset = os.path.getsize(os.path.join(WORK, f"{self.name}.log")) if self.process else 0
         self.process = Process(self.name, [HERALD, "serve"], env)
-        wait_for(lambda: '"herald is serving"' in read_from(self.process.log, offset), f"{self.name} to serve")
+        # Generous: a loaded machine slows the first start (migrations) a lot, and this is no timing test.
+        wait_for(lambda: '"herald is serving"' in read_from(self.process.log, offset), f"{self.name} to serve",
+                 timeout=90)
 
     def ready(self):
         try:
