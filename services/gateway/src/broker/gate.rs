@@ -32,10 +32,6 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
     let policy = &ctx.policy;
     let now = OffsetDateTime::now_utc();
 
-    // The registry as it is now: an in-flight call may outlive a cut-off.
-    let registered = store.server(ctx.org_id, &ctx.server.slug).await?;
-    let cut_off = registered.as_ref().is_none_or(|s| s.cut_off.is_some() || s.id != ctx.server.id);
-    let muted = store.is_muted(ctx.org_id, ctx.user_id, ctx.server.id).await?;
     let hits = credential_hits(policy, &record);
     let fingerprint = crypto::sha256(
         fingerprint_text(
@@ -48,7 +44,15 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
     );
     record.fingerprint = Some(fingerprint.clone());
     let memory_since = now - Duration::seconds(i64::from(policy.decline_memory.window_secs));
-    let declined = store.declines_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since).await? > 0;
+    // Independent reads, in parallel: each is a database round trip.
+    let (registered, muted, declines) = tokio::try_join!(
+        // The registry as it is now: an in-flight call may outlive a cut-off.
+        store.server(ctx.org_id, &ctx.server.slug),
+        store.is_muted(ctx.org_id, ctx.user_id, ctx.server.id),
+        store.declines_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since),
+    )?;
+    let cut_off = registered.as_ref().is_none_or(|s| s.cut_off.is_some() || s.id != ctx.server.id);
+    let declined = declines > 0;
     let reasks = if declined {
         let earlier = store
             .count_fingerprint(
@@ -211,13 +215,22 @@ async fn rate_counts(ctx: &CallContext, now: OffsetDateTime) -> Result<RateCount
     let minute = window_start(now, 60);
     let hour = window_start(now, 3600);
     let before = |count: i64| u32::try_from(count.saturating_sub(1)).unwrap_or(u32::MAX);
+    let keys = [
+        format!("user-server:{org}:{user}:{server}"),
+        format!("server:{org}:{server}"),
+        format!("org:{org}"),
+    ];
+    // One statement for the three counters (one commit, not three), in
+    // parallel with the read.
+    let ([user_server, server_hour, org_hour], pending) = tokio::try_join!(
+        store.bump_counters([(&keys[0], minute), (&keys[1], hour), (&keys[2], hour)]),
+        store.pending_count(user),
+    )?;
     Ok(RateCounts {
-        user_server_last_minute: before(
-            store.bump_counter(&format!("user-server:{org}:{user}:{server}"), minute).await?,
-        ),
-        server_last_hour: before(store.bump_counter(&format!("server:{org}:{server}"), hour).await?),
-        org_last_hour: before(store.bump_counter(&format!("org:{org}"), hour).await?),
-        pending_for_user: u32::try_from(store.pending_count(user).await?).unwrap_or(u32::MAX),
+        user_server_last_minute: before(user_server),
+        server_last_hour: before(server_hour),
+        org_last_hour: before(org_hour),
+        pending_for_user: u32::try_from(pending).unwrap_or(u32::MAX),
     })
 }
 

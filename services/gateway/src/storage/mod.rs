@@ -586,9 +586,11 @@ pub trait Store: Send + Sync + 'static {
         fingerprint: &[u8],
         since: OffsetDateTime,
     ) -> Result<i64>;
-    /// Adds one to the counter `key` for the window starting at `window_start`
-    /// and returns the new count: one atomic upsert, so every replica counts alike.
-    async fn bump_counter(&self, key: &str, window_start: OffsetDateTime) -> Result<i64>;
+    /// Adds one to each of three counters (`key`, and the window starting at
+    /// the time) and returns their new counts in the same order: one atomic
+    /// upsert, so every replica counts alike, and one commit for the three.
+    /// The keys must differ.
+    async fn bump_counters(&self, counters: [(&str, OffsetDateTime); 3]) -> Result<[i64; 3]>;
     /// Drops counters of windows that started before `before`.
     async fn purge_counters(&self, before: OffsetDateTime) -> Result<u64>;
     async fn audit(&self, entry: &AuditEntry) -> Result<()>;

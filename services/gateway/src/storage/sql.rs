@@ -67,7 +67,8 @@ macro_rules! server_cols {
 }
 
 /// Implements `Store` for `$store`, whose pool is `self.pool` of database
-/// `$db`, and which provides `begin_write()` and the `LOCK_ORG` statement.
+/// `$db`, and which provides `begin_write()`, the `LOCK_ORG` statement and
+/// `COUNTERS_COMMIT` (what relaxes the rate counters' commit, if anything).
 macro_rules! impl_store {
     ($store:ty, $db:ty) => {
         impl $store {
@@ -1287,20 +1288,37 @@ macro_rules! impl_store {
                 .await?)
             }
 
-            async fn bump_counter(
+            async fn bump_counters(
                 &self,
-                key: &str,
-                window_start: time::OffsetDateTime,
-            ) -> $crate::storage::Result<i64> {
-                Ok(sqlx::query_scalar(
-                    "INSERT INTO rate_counters (key, window_start, count) VALUES ($1, $2, 1) \
+                counters: [(&str, time::OffsetDateTime); 3],
+            ) -> $crate::storage::Result<[i64; 3]> {
+                use $crate::storage::DbTime;
+                // RETURNING promises no order: the rows are matched by key.
+                let query = sqlx::query_as(
+                    "INSERT INTO rate_counters (key, window_start, count) VALUES ($1, $2, 1), ($3, $4, 1), ($5, $6, 1) \
                      ON CONFLICT (key, window_start) DO UPDATE SET count = rate_counters.count + 1 \
-                     RETURNING count",
+                     RETURNING key, count",
                 )
-                .bind(key)
-                .bind($crate::storage::DbTime(window_start))
-                .fetch_one(&self.pool)
-                .await?)
+                .bind(counters[0].0)
+                .bind(DbTime(counters[0].1))
+                .bind(counters[1].0)
+                .bind(DbTime(counters[1].1))
+                .bind(counters[2].0)
+                .bind(DbTime(counters[2].1));
+                let rows: Vec<(String, i64)> = match Self::COUNTERS_COMMIT {
+                    None => query.fetch_all(&self.pool).await?,
+                    Some(relaxed) => {
+                        let mut tx = self.pool.begin().await?;
+                        sqlx::query(relaxed).execute(&mut *tx).await?;
+                        let rows = query.fetch_all(&mut *tx).await?;
+                        tx.commit().await?;
+                        rows
+                    }
+                };
+                let count = |key: &str| {
+                    rows.iter().find(|(k, _)| k == key).map(|(_, c)| *c).ok_or($crate::storage::StoreError::NotFound)
+                };
+                Ok([count(counters[0].0)?, count(counters[1].0)?, count(counters[2].0)?])
             }
 
             async fn purge_counters(&self, before: time::OffsetDateTime) -> $crate::storage::Result<u64> {
