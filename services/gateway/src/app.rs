@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use tokio::net::TcpListener;
 
 use crate::broker::{self, Broker};
-use crate::cache::Caches;
+use crate::cache::{Caches, Forget};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
 use crate::proxy::Proxy;
@@ -37,6 +37,20 @@ impl Deref for AppState {
 }
 
 impl AppState {
+    /// Drops what `change` made wrong from this replica's caches, and tells
+    /// the other replicas before returning, so a revocation answered to the
+    /// caller is already on its way everywhere.
+    pub async fn forget(&self, change: Forget) {
+        self.caches.apply(&change);
+        if self.store.single_process() {
+            return;
+        }
+        let Ok(payload) = serde_json::to_string(&change) else { return };
+        if let Err(e) = self.store.publish_event(&payload).await {
+            tracing::warn!(error = %e, "could not tell the other replicas to drop a cached entry");
+        }
+    }
+
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
         let broker = Broker::new(store.clone());
         Self(Arc::new(AppInner {
@@ -125,7 +139,7 @@ pub async fn serve(
     let janitor = broker::janitor::spawn(&state.broker);
     let sessions = state.clone();
     let replica_events = broker::janitor::spawn_listener(&state.broker, move |payload| {
-        sessions.proxy.sessions.on_replica_event(payload)
+        sessions.proxy.sessions.on_replica_event(payload) || sessions.caches.on_replica_event(payload)
     });
     let proxy_state = state.clone();
     let router = crate::api::router(state);

@@ -1,9 +1,9 @@
 //! What every agent call would otherwise read from the database — the
 //! caller's token, the server it names, the org's policy — kept per replica
-//! for a few seconds. Changes made through this replica drop the affected
-//! entries at once (revoking a token, removing a member, editing a server or
-//! the policy take effect on the next request); changes made through another
-//! replica are seen within `TTL`.
+//! for a few seconds. A change (revoking a token, removing a member, editing
+//! a server or the policy) drops the affected entries on the replica that
+//! made it at once, and on every other replica as soon as its NOTIFY arrives
+//! (`Forget`); `TTL` bounds what a missed notification could leave behind.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use herald_policy::OrgPolicy;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::storage::{Server, TokenPrincipal};
@@ -102,5 +103,55 @@ impl Caches {
 
     pub fn forget_policy(&self, org_id: Uuid) {
         self.policies.retain(|org, _| *org != org_id);
+    }
+}
+
+/// A change that makes cached entries wrong, as replicas tell each other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Forget {
+    /// A token was revoked.
+    CachedToken { token_id: Uuid },
+    /// A member's role changed or they left.
+    CachedMember { org_id: Uuid, user_id: Uuid },
+    /// A server was registered, edited, cut off, restored or deleted.
+    CachedServer { org_id: Uuid, slug: String },
+    /// The org's policy was replaced.
+    CachedPolicy { org_id: Uuid },
+}
+
+impl Caches {
+    pub fn apply(&self, change: &Forget) {
+        match change {
+            Forget::CachedToken { token_id } => self.forget_token(*token_id),
+            Forget::CachedMember { org_id, user_id } => self.forget_member(*org_id, *user_id),
+            Forget::CachedServer { org_id, slug } => self.forget_server(*org_id, slug),
+            Forget::CachedPolicy { org_id } => self.forget_policy(*org_id),
+        }
+    }
+
+    /// Another replica's change; `false` when `payload` is not one.
+    pub fn on_replica_event(&self, payload: &str) -> bool {
+        match serde_json::from_str::<Forget>(payload) {
+            Ok(change) => {
+                self.apply(&change);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_round_trips_as_a_replica_event_and_anything_else_is_not_one() {
+        let caches = Caches::default();
+        let change = Forget::CachedServer { org_id: Uuid::nil(), slug: "demo".into() };
+        assert!(caches.on_replica_event(&serde_json::to_string(&change).unwrap()));
+        assert!(!caches.on_replica_event(r#"{"kind":"created","id":"x"}"#));
+        assert!(!caches.on_replica_event("not json"));
     }
 }

@@ -13,6 +13,7 @@ use super::json::{Checks, ValidJson, checked};
 use super::views::{MemberView, MembershipView};
 use crate::app::AppState;
 use crate::audit::{self, Subject};
+use crate::cache::Forget;
 use crate::domain::{DisplayName, Role, Slug};
 use crate::storage::{Joiner, Membership, NewOrg};
 
@@ -75,7 +76,7 @@ pub async fn set_role(
     access.require_admin()?;
     let user_id = parse_id(&user_id)?;
     let member = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
-    state.caches.forget_member(access.org_id(), user_id);
+    state.forget(Forget::CachedMember { org_id: access.org_id(), user_id }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, role = body.role.as_str(), "role changed");
     audit::by(
         &access,
@@ -102,7 +103,7 @@ pub async fn remove(
         access.require_admin()?;
     }
     state.store.remove_member(access.org_id(), user_id, access.role()).await?;
-    state.caches.forget_member(access.org_id(), user_id);
+    state.forget(Forget::CachedMember { org_id: access.org_id(), user_id }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, "member removed");
     audit::by(
         &access,

@@ -11,6 +11,7 @@ use super::error::{ApiError, ApiResult, FieldError};
 use super::json::ValidJson;
 use crate::app::AppState;
 use crate::audit::{self, Subject};
+use crate::cache::Forget;
 
 /// The org's policy; fields it never set read as their defaults.
 pub async fn show(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<OrgPolicy>> {
@@ -45,7 +46,7 @@ pub async fn replace(
     })?;
     let document = serde_json::to_value(&policy).map_err(anyhow::Error::from)?;
     state.store.put_policy(access.org_id(), &document, access.user().id, OffsetDateTime::now_utc()).await?;
-    state.caches.forget_policy(access.org_id());
+    state.forget(Forget::CachedPolicy { org_id: access.org_id() }).await;
     tracing::info!(org = %access.membership.org.slug, user_id = %access.user().id, "policy replaced");
     audit::by(
         &access,

@@ -17,6 +17,7 @@ use super::json::{Checks, ValidJson, checked};
 use super::views::ServerView;
 use crate::app::AppState;
 use crate::audit::{self, Subject};
+use crate::cache::Forget;
 use crate::crypto::Keys;
 use crate::domain::{DisplayName, HeaderSet, ServerUrl, Slug};
 use crate::storage::{CutOff, NewServer, ServerChanges};
@@ -79,7 +80,7 @@ pub async fn create(
             OffsetDateTime::now_utc(),
         )
         .await?;
-    state.caches.forget_server(access.org_id(), &server.slug);
+    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: server.slug.clone() }).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server registered");
     audit::by(
         &access,
@@ -127,7 +128,7 @@ pub async fn update(
     };
     let server =
         state.store.update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc()).await?;
-    state.caches.forget_server(access.org_id(), &slug);
+    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
     audit::by(&access, state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names })), ..Default::default() }).await;
     Ok(Json((&server).into()))
@@ -140,7 +141,7 @@ pub async fn delete(
 ) -> ApiResult<StatusCode> {
     access.require_admin()?;
     state.store.delete_server(access.org_id(), &slug).await?;
-    state.caches.forget_server(access.org_id(), &slug);
+    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server deleted");
     audit::by(
         &access,
@@ -175,7 +176,7 @@ pub async fn cut_off(
     let now = OffsetDateTime::now_utc();
     let cut_off = CutOff { at: now, by: Some(access.user().id), reason };
     let server = state.store.set_cut_off(access.org_id(), &slug, Some(cut_off), now).await?;
-    state.caches.forget_server(access.org_id(), &slug);
+    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server cut off");
     audit::by(
         &access,
@@ -200,7 +201,7 @@ pub async fn restore(
 ) -> ApiResult<Json<ServerView>> {
     access.require_admin()?;
     let server = state.store.set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc()).await?;
-    state.caches.forget_server(access.org_id(), &slug);
+    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server restored");
     audit::by(
         &access,

@@ -14,6 +14,7 @@ use super::orgs::parse_id;
 use super::views::TokenView;
 use crate::app::AppState;
 use crate::audit::{self, Subject};
+use crate::cache::Forget;
 use crate::crypto;
 use crate::domain::DisplayName;
 use crate::storage::NewApiToken;
@@ -108,7 +109,7 @@ pub async fn revoke(
 ) -> ApiResult<StatusCode> {
     let id = parse_id(&id)?;
     state.store.revoke_api_token(access.org_id(), access.user().id, id, OffsetDateTime::now_utc()).await?;
-    state.caches.forget_token(id);
+    state.forget(Forget::CachedToken { token_id: id }).await;
     tracing::info!(org = %access.membership.org.slug, token_id = %id, "API token revoked");
     audit::by(
         &access,

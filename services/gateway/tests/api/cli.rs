@@ -390,6 +390,46 @@ async fn a_legacy_session_minted_on_one_replica_is_served_by_another() {
     }
 }
 
+/// A token revoked through replica A is refused by replica B on the next
+/// request, although B had just cached it (its cache would keep it for 5 s):
+/// A tells B before answering the revocation.
+#[tokio::test]
+async fn a_token_revoked_on_one_replica_is_refused_by_another_at_once() {
+    let Some(mut r) = two_replicas("a_token_revoked_on_one_replica_is_refused_by_another_at_once", 0).await
+    else {
+        return;
+    };
+    let created = r.owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "doomed" })).await;
+    let created = body(created).await;
+    let doomed = created["secret"].as_str().unwrap().to_owned();
+    let through_b = crate::mcp_support::Agent::modern_at(&r.bases[1], "acme", &doomed, "demo");
+    let echoed = through_b.call(1, "echo", json!({ "text": "cached on B" })).await;
+    assert_eq!(crate::mcp_support::text(&echoed), "cached on B");
+
+    let revoked =
+        r.owner.delete(&format!("/api/v1/orgs/acme/tokens/{}", created["id"].as_str().unwrap())).await;
+    assert_eq!(revoked.status(), StatusCode::NO_CONTENT);
+
+    // Replicas hear each other's events in order: once a question asked
+    // through A has reached a dashboard on B, so has the revocation.
+    let mut on_b = crate::mcp_support::Dashboard::open_at(&r.bases[1], &r.token).await;
+    let through_a = crate::mcp_support::Agent::modern_at(&r.bases[0], "acme", &r.token, "demo");
+    let asking = tokio::spawn(async move {
+        through_a.call(2, "deploy", json!({ "service": "later", "environment": "staging" })).await
+    });
+    on_b.next_of("elicitation.created").await;
+    let refused =
+        through_b.try_request(3, "tools/call", json!({ "name": "echo", "arguments": { "text": "x" } })).await;
+    assert!(
+        matches!(refused, Err(herald_mcp::transport::TransportError::Status { status: 401, .. })),
+        "{refused:?}"
+    );
+    asking.abort();
+    for child in &mut r.children {
+        child.kill().await.unwrap();
+    }
+}
+
 /// A database that is not up yet is waited for, with a clear log line.
 #[tokio::test]
 async fn an_unreachable_database_at_start_is_retried() {
