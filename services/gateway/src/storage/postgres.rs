@@ -9,6 +9,10 @@ use super::sql::impl_store;
 
 pub struct PostgresStore {
     pub(crate) pool: PgPool,
+    /// Connections whose commits do not wait for an fsync
+    /// (`synchronous_commit = off`), for the writes whose loss in a crash
+    /// costs nothing: the rate counters and the replicas' wake-ups.
+    relaxed: PgPool,
 }
 
 impl PostgresStore {
@@ -17,22 +21,32 @@ impl PostgresStore {
     /// Serialises concurrent changes to one org's memberships.
     const LOCK_ORG: &'static str = "SELECT id FROM orgs WHERE id = $1 FOR UPDATE";
 
-    /// Rate counters are hot rows (every question in an org bumps the org's
-    /// and the server's): a durable commit holds their row locks for an
-    /// fsync, which capped the whole org at a few dozen questions a second.
-    /// A crash may lose the last fraction of a second of counts; caps are
-    /// approximate by nature, and every other write stays durable.
-    const COUNTERS_COMMIT: Option<&'static str> = Some("SET LOCAL synchronous_commit = off");
-
     pub async fn open(url: &str) -> super::Result<Self> {
         let options: PgConnectOptions = url.parse()?;
+        let options = options.application_name("herald");
         let pool = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(5))
-            .connect_with(options.application_name("herald"))
+            .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../../migrations/postgres").run(&pool).await?;
-        Ok(Self { pool })
+        let relaxed = PgPoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_lazy_with(options.options([("synchronous_commit", "off")]));
+        Ok(Self { pool, relaxed })
+    }
+
+    /// Rate counters are hot rows (every question in an org bumps the org's
+    /// and the server's). Bumped in one statement on a relaxed connection, a
+    /// row's lock is held only while the server runs it: neither for an fsync
+    /// nor across round trips to a busy Herald (a `BEGIN; SET LOCAL …;
+    /// INSERT; COMMIT` held it for three, and under load the questions queued
+    /// behind it for seconds). A crash may lose the last fraction of a second
+    /// of counts; caps are approximate by nature, and every other write stays
+    /// durable.
+    fn counters_pool(&self) -> &PgPool {
+        &self.relaxed
     }
 
     /// The channel replicas wake each other on.
@@ -44,10 +58,11 @@ impl PostgresStore {
         // another holding pool connections, and at a few hundred questions a
         // second the pool ran dry. A wake-up lost in a crash costs nothing:
         // the rows are the truth and replicas resync from them.
-        let mut tx = self.pool.begin().await?;
-        sqlx::query("SET LOCAL synchronous_commit = off").execute(&mut *tx).await?;
-        sqlx::query("SELECT pg_notify($1, $2)").bind(Self::CHANNEL).bind(payload).execute(&mut *tx).await?;
-        tx.commit().await?;
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(Self::CHANNEL)
+            .bind(payload)
+            .execute(&self.relaxed)
+            .await?;
         Ok(())
     }
 

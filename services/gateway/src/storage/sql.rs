@@ -68,7 +68,7 @@ macro_rules! server_cols {
 
 /// Implements `Store` for `$store`, whose pool is `self.pool` of database
 /// `$db`, and which provides `begin_write()`, the `LOCK_ORG` statement and
-/// `COUNTERS_COMMIT` (what relaxes the rate counters' commit, if anything).
+/// `counters_pool()` (where the rate counters are bumped).
 macro_rules! impl_store {
     ($store:ty, $db:ty) => {
         impl $store {
@@ -1305,16 +1305,8 @@ macro_rules! impl_store {
                 .bind(DbTime(counters[1].1))
                 .bind(counters[2].0)
                 .bind(DbTime(counters[2].1));
-                let rows: Vec<(String, i64)> = match Self::COUNTERS_COMMIT {
-                    None => query.fetch_all(&self.pool).await?,
-                    Some(relaxed) => {
-                        let mut tx = self.pool.begin().await?;
-                        sqlx::query(relaxed).execute(&mut *tx).await?;
-                        let rows = query.fetch_all(&mut *tx).await?;
-                        tx.commit().await?;
-                        rows
-                    }
-                };
+                // One statement: the hot rows' locks are held only while it runs.
+                let rows: Vec<(String, i64)> = query.fetch_all(self.counters_pool()).await?;
                 let count = |key: &str| {
                     rows.iter().find(|(k, _)| k == key).map(|(_, c)| *c).ok_or($crate::storage::StoreError::NotFound)
                 };

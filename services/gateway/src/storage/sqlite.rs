@@ -25,7 +25,9 @@ impl SqliteStore {
     const LOCK_ORG: &'static str = "SELECT id FROM orgs WHERE id = $1";
 
     /// WAL with `synchronous = NORMAL` already commits without an fsync.
-    const COUNTERS_COMMIT: Option<&'static str> = None;
+    fn counters_pool(&self) -> &SqlitePool {
+        &self.pool
+    }
 
     pub async fn open(path: &Path) -> super::Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
