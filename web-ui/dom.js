@@ -16,13 +16,17 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Calls Herald's REST API; throws an Error carrying the problem document. */
-export async function api(method, path, body) {
+/**
+ * Calls Herald's REST API; throws an Error carrying the problem document.
+ * `signal` (an AbortSignal) ends the request early.
+ */
+export async function api(method, path, body, { signal } = {}) {
   const response = await fetch(`/api/v1${path}`, {
     method,
     credentials: "same-origin",
     headers: body === undefined ? {} : { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
   });
   const text = await response.text();
   const data = text ? JSON.parse(text) : null;

@@ -11,6 +11,14 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { abortCalls(); await browser?.close(); });
 
+/** Picks the demo server and `tool` in the console, once the server's tools have loaded. */
+async function chooseTool(page, tool) {
+  await page.getByLabel("Server").selectOption(env.server);
+  const select = page.getByLabel("Tool");
+  await page.waitForFunction((el) => !el.disabled, await select.elementHandle());
+  await select.selectOption(tool);
+}
+
 async function openConsole(context) {
   const page = await context.newPage();
   await page.goto(`${env.url}/console`);
@@ -25,10 +33,7 @@ test("the console calls book_table, the question arrives in the inbox on the pag
   const page = await openConsole(context);
   assert.equal(await page.getByRole("link", { name: "Try a tool" }).getAttribute("aria-current"), "page");
 
-  await page.getByLabel("Server").selectOption(env.server);
-  const tool = page.getByLabel("Tool");
-  await page.waitForFunction((el) => !el.disabled, await tool.elementHandle());
-  await tool.selectOption("book_table");
+  await chooseTool(page, "book_table");
   // The tool's flat input schema is drawn as the inbox draws a form.
   const restaurant = page.getByLabel(/^restaurant( \*)?$/);
   assert.equal(await restaurant.getAttribute("required"), "");
@@ -72,10 +77,7 @@ test("Stop waiting ends the console's call and withdraws its question", { timeou
   const context = await newContext(browser);
   await signInByApi(context);
   const page = await openConsole(context);
-  await page.getByLabel("Server").selectOption(env.server);
-  const tool = page.getByLabel("Tool");
-  await page.waitForFunction((el) => !el.disabled, await tool.elementHandle());
-  await tool.selectOption("book_table");
+  await chooseTool(page, "book_table");
   await page.getByLabel(/^restaurant( \*)?$/).fill("Chez Patience");
   await page.getByRole("button", { name: "Call the tool" }).click();
   const { card } = await waitForCard(page, "Book a table at Chez Patience");
@@ -89,10 +91,7 @@ test("a tool result is shown as text, never as markup", { timeout: 60_000 }, asy
   const context = await newContext(browser);
   await signInByApi(context);
   const page = await openConsole(context);
-  await page.getByLabel("Server").selectOption(env.server);
-  const tool = page.getByLabel("Tool");
-  await page.waitForFunction((el) => !el.disabled, await tool.elementHandle());
-  await tool.selectOption("echo");
+  await chooseTool(page, "echo");
   await page.getByLabel(/^text( \*)?$/).fill("<img src=x onerror=alert(1)>");
   await page.getByRole("button", { name: "Call the tool" }).click();
   const result = page.locator("section.result");

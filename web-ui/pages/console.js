@@ -87,7 +87,8 @@ export default async function render(root, { org, membership }) {
     waiting.textContent = `Calling ${name}… If the server asks you something, answer it in the inbox below.`;
     busy([callButton, serverSelect, toolSelect], async () => {
       try {
-        const outcome = await call(org, slug, name, args, controller.signal);
+        const outcome = await api("POST", orgPath(org, `/servers/${encodeURIComponent(slug)}/tools/call`),
+          { name, arguments: args }, { signal: controller.signal });
         showResult(result, name, outcome.result);
         waiting.textContent = `${name} returned.`;
       } catch (error) {
@@ -106,21 +107,6 @@ export default async function render(root, { org, membership }) {
 
   root.append(callForm, result, inboxRoot);
   stopInbox = startInbox(inboxRoot, { title: "Your inbox", level: "h2" });
-}
-
-/** Calls the tool; rejects with the problem's detail (or an AbortError). */
-async function call(org, slug, name, args, signal) {
-  const response = await fetch(`/api/v1${orgPath(org, `/servers/${encodeURIComponent(slug)}/tools/call`)}`, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name, arguments: args }),
-    signal,
-  });
-  const text = await response.text();
-  const data = text ? JSON.parse(text) : null;
-  if (!response.ok) throw Object.assign(new Error(data?.detail ?? response.statusText), { problem: data });
-  return data;
 }
 
 /** The inbox's controls for a flat input schema; the reader returns undefined when a field is invalid. */

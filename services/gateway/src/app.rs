@@ -42,12 +42,19 @@ impl AppState {
     /// caller is already on its way everywhere.
     pub async fn forget(&self, change: Forget) {
         self.caches.apply(&change);
+        self.tell_replicas(&change).await;
+    }
+
+    /// Sends `event` to the other replicas (PostgreSQL NOTIFY); nothing to do
+    /// on a single-process database. A lost event costs nothing the rows
+    /// cannot restore, so a failure is logged, not returned.
+    pub async fn tell_replicas(&self, event: &impl serde::Serialize) {
         if self.store.single_process() {
             return;
         }
-        let Ok(payload) = serde_json::to_string(&change) else { return };
+        let Ok(payload) = serde_json::to_string(event) else { return };
         if let Err(e) = self.store.publish_event(&payload).await {
-            tracing::warn!(error = %e, "could not tell the other replicas to drop a cached entry");
+            tracing::warn!(error = %e, "could not tell the other replicas");
         }
     }
 

@@ -18,10 +18,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use super::CallContext;
 use super::call::{self, Down};
 use super::meta::{RawObject, raw};
 use super::upstream::Link;
-use super::{CallContext, policy};
 use crate::app::AppState;
 use crate::storage::Server;
 
@@ -59,17 +59,7 @@ pub async fn request(
     method: &str,
     params: Value,
 ) -> Result<Value, ConsoleError> {
-    let mut ctx = CallContext {
-        state: state.clone(),
-        org_id: member.org_id,
-        org_slug: member.org_slug.clone(),
-        user_id: member.user_id,
-        policy: policy(state, member.org_id).await,
-        server,
-        tool: None,
-        progress_token: None,
-        call: None,
-    };
+    let mut ctx = CallContext::new(state, member.org_id, &member.org_slug, member.user_id, server).await;
     let link = state.proxy.shared_link(&ctx).await.map_err(rpc_error)?;
     let params = RawObject::parse(Some(&raw(&params)))
         .map_err(|e| ConsoleError::Rpc { code: herald_mcp::jsonrpc::INVALID_PARAMS, message: e })?;

@@ -283,16 +283,24 @@ async fn post_call(
 
 /// Where a call happens: the caller, their org and its policy, the server.
 async fn context(state: &AppState, principal: &TokenPrincipal, server: Server) -> CallContext {
-    CallContext {
-        state: state.clone(),
-        org_id: principal.membership.org.id,
-        org_slug: principal.membership.org.slug.clone(),
-        user_id: principal.user.id,
-        server,
-        policy: policy(state, principal.membership.org.id).await,
-        tool: None,
-        progress_token: None,
-        call: None,
+    let org = &principal.membership.org;
+    CallContext::new(state, org.id, &org.slug, principal.user.id, server).await
+}
+
+impl CallContext {
+    /// A call by `user_id` in the org, to `server`, under the org's policy as it is now.
+    pub async fn new(state: &AppState, org_id: Uuid, org_slug: &str, user_id: Uuid, server: Server) -> Self {
+        CallContext {
+            state: state.clone(),
+            org_id,
+            org_slug: org_slug.to_owned(),
+            user_id,
+            server,
+            policy: policy(state, org_id).await,
+            tool: None,
+            progress_token: None,
+            call: None,
+        }
     }
 }
 

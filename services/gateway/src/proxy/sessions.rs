@@ -87,17 +87,25 @@ impl AgentSession {
         Ok(link.clone())
     }
 
-    /// Cancels this replica's in-flight requests and closes its upstream link.
-    fn shut(&self) {
+    /// Cancels this replica's in-flight requests at once and closes its
+    /// upstream link in the background.
+    fn shut(self: &Arc<Self>) {
+        self.cancel_in_flight();
+        let session = self.clone();
+        tokio::spawn(async move { session.close().await });
+    }
+
+    fn cancel_in_flight(&self) {
         for (_, token) in self.in_flight.lock().expect("in-flight lock").drain() {
             token.cancel();
         }
-        if let Some(link) = self.link.get().cloned() {
-            tokio::spawn(async move {
-                if let Link::Legacy(link) = link.as_ref() {
-                    link.close().await;
-                }
-            });
+    }
+
+    /// Cancels this replica's in-flight requests and closes its upstream link.
+    async fn close(&self) {
+        self.cancel_in_flight();
+        if let Some(Link::Legacy(link)) = self.link.get().map(AsRef::as_ref) {
+            link.close().await;
         }
     }
 
@@ -232,7 +240,7 @@ impl Sessions {
             session.shut();
         }
         // Sent before the agent hears 204, so the others drop it at once.
-        publish(state, &SessionEvent::AgentSessionEnded { session: encode(&hash) }).await;
+        state.tell_replicas(&SessionEvent::AgentSessionEnded { session: encode(&hash) }).await;
         Ok(existed)
     }
 
@@ -278,12 +286,7 @@ impl Sessions {
     pub async fn close_all(&self) {
         let all: Vec<_> = self.local.lock().expect("sessions lock").drain().map(|(_, s)| s).collect();
         for session in all {
-            for (_, token) in session.in_flight.lock().expect("in-flight lock").drain() {
-                token.cancel();
-            }
-            if let Some(Link::Legacy(link)) = session.link.get().map(AsRef::as_ref) {
-                link.close().await;
-            }
+            session.close().await;
         }
     }
 
@@ -309,17 +312,8 @@ impl Sessions {
 }
 
 /// `publish`, without waiting for it.
+/// `AppState::tell_replicas`, without waiting for it.
 fn tell_replicas(state: &AppState, event: SessionEvent) {
     let state = state.clone();
-    tokio::spawn(async move { publish(&state, &event).await });
-}
-
-async fn publish(state: &AppState, event: &SessionEvent) {
-    if state.store.single_process() {
-        return;
-    }
-    let Ok(payload) = serde_json::to_string(event) else { return };
-    if let Err(e) = state.store.publish_event(&payload).await {
-        tracing::warn!(error = %e, "could not tell the other replicas about an agent session");
-    }
+    tokio::spawn(async move { state.tell_replicas(&event).await });
 }

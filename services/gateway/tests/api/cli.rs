@@ -380,11 +380,19 @@ async fn a_legacy_session_minted_on_one_replica_is_served_by_another() {
     assert_eq!(ended["decided_by"], "caller", "{ended}");
     running.abort();
 
-    // DELETE on B ends the session on A as well.
+    // DELETE on B ends the session on A as well: B tells A before answering,
+    // and replicas hear each other's events in order, so once a question
+    // asked through B has reached the dashboard on A, so has the ending.
     assert!(on_b.end_session().await);
+    let modern_on_b = crate::mcp_support::Agent::modern_at(&r.bases[1], "acme", &token, "demo");
+    let asking = tokio::spawn(async move {
+        modern_on_b.call(9, "deploy", json!({ "service": "later", "environment": "staging" })).await
+    });
+    dashboard.next_of("elicitation.created").await;
     let after =
         on_a.try_request(8, "tools/call", json!({ "name": "echo", "arguments": { "text": "x" } })).await;
     assert!(matches!(after, Err(herald_mcp::transport::TransportError::SessionExpired)), "{after:?}");
+    asking.abort();
     for child in &mut r.children {
         child.kill().await.unwrap();
     }
@@ -494,6 +502,27 @@ struct Replicas {
     _db: TestDb,
 }
 
+/// The owner `bootstrap` created, signed in at the Herald at `base`, with
+/// `upstream` registered as `demo` and a new agent token.
+pub(crate) async fn bootstrapped_owner(base: &str, upstream: &str) -> (crate::support::Session, String) {
+    let owner = crate::support::Session {
+        base: base.to_owned(),
+        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
+        bearer: None,
+    };
+    let login = owner
+        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
+        .await;
+    assert_eq!(login.status(), StatusCode::OK);
+    crate::mcp_support::register(&owner, "demo", "Demo Server", upstream).await;
+    let token =
+        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    (owner, token)
+}
+
 async fn two_replicas(test: &str, setup_on: usize) -> Option<Replicas> {
     let db = TestDb::create().await;
     if !matches!(db, TestDb::Postgres { .. }) {
@@ -515,20 +544,6 @@ async fn two_replicas(test: &str, setup_on: usize) -> Option<Replicas> {
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
-    let owner = crate::support::Session {
-        base: bases[setup_on].clone(),
-        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
-        bearer: None,
-    };
-    let login = owner
-        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
-        .await;
-    assert_eq!(login.status(), StatusCode::OK);
-    crate::mcp_support::register(&owner, "demo", "Demo Server", &demo.url()).await;
-    let token =
-        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+    let (owner, token) = bootstrapped_owner(&bases[setup_on], &demo.url()).await;
     Some(Replicas { bases, owner, token, children, _demo: demo, _db: db })
 }

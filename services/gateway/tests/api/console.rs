@@ -2,29 +2,16 @@
 //! admins' view of what is pending across the org: against the real demo
 //! server (rmcp), in both protocol generations.
 
-use herald_demo_server::{DemoServerHandle, Options, TOOL_NAMES};
+use herald_demo_server::{Options, TOOL_NAMES};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
-use crate::mcp_support::{Dashboard, PATIENCE, register};
-use crate::support::{Session, TestApp, body, problem};
-
-struct World {
-    app: TestApp,
-    owner: Session,
-    token: String,
-    _demo: DemoServerHandle,
-}
+use crate::mcp_support::{Dashboard, DemoWorld as World, PATIENCE};
+use crate::support::{Session, body, problem};
 
 async fn world(options: Options) -> World {
-    let app = TestApp::spawn().await;
-    let owner = app.owner().await;
-    let token = app.token(&owner, "acme", "dashboard").await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let demo = herald_demo_server::spawn(listener, options).expect("the demo server starts");
-    register(&owner, "demo", "Demo Server", &demo.url()).await;
-    World { app, owner, token, _demo: demo }
+    World::start(options).await
 }
 
 fn legacy_only() -> Options {

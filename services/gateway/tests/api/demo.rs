@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use herald_demo_server::{DemoServerHandle, Options, TOOL_NAMES, forms::WITHDRAWN_TEXT};
+use herald_demo_server::{Options, TOOL_NAMES, forms::WITHDRAWN_TEXT};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, JsonObject,
     ProgressNotificationParam, ProtocolVersion,
@@ -22,26 +22,13 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use crate::mcp_support::{
-    Agent as RawAgent, Dashboard, PATIENCE, latest, register, result as raw_result, text as raw_text,
+    Agent as RawAgent, Dashboard, DemoWorld as World, PATIENCE, latest, result as raw_result,
+    text as raw_text,
 };
-use crate::support::{Session, TestApp, body};
+use crate::support::body;
 
-struct World {
-    app: TestApp,
-    owner: Session,
-    token: String,
-    demo: DemoServerHandle,
-}
-
-/// Herald with the owner's agent token, and the demo server registered as `demo` in org acme.
 async fn world(options: Options) -> World {
-    let app = TestApp::spawn().await;
-    let owner = app.owner().await;
-    let token = app.token(&owner, "acme", "agent").await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let demo = herald_demo_server::spawn(listener, options).expect("the demo server starts");
-    register(&owner, "demo", "Demo Server", &demo.url()).await;
-    World { app, owner, token, demo }
+    World::start(options).await
 }
 
 /// The rmcp agent's handler: no capabilities at all; it only takes note of progress.

@@ -361,6 +361,36 @@ impl Dashboard {
     }
 }
 
+/// Herald with its owner signed in, the owner's agent token, and the demo
+/// server (rmcp) registered as `demo` in org acme.
+pub struct DemoWorld {
+    pub app: TestApp,
+    pub owner: Session,
+    pub token: String,
+    pub demo: herald_demo_server::DemoServerHandle,
+}
+
+impl DemoWorld {
+    pub async fn start(options: herald_demo_server::Options) -> Self {
+        let app = TestApp::spawn().await;
+        let (owner, token, demo) = with_demo(&app, options).await;
+        DemoWorld { app, owner, token, demo }
+    }
+}
+
+/// On `app`: the owner signed in, an agent token, and a demo server registered as `demo`.
+pub async fn with_demo(
+    app: &TestApp,
+    options: herald_demo_server::Options,
+) -> (Session, String, herald_demo_server::DemoServerHandle) {
+    let owner = app.owner().await;
+    let token = app.token(&owner, "acme", "agent").await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let demo = herald_demo_server::spawn(listener, options).expect("the demo server starts");
+    register(&owner, "demo", "Demo Server", &demo.url()).await;
+    (owner, token, demo)
+}
+
 /// The user's most recent elicitation record, via the REST API.
 pub async fn latest(session: &Session) -> Value {
     let page = body(session.get("/api/v1/orgs/acme/elicitations?limit=1").await).await;

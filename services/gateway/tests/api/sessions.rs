@@ -15,12 +15,7 @@ use crate::mcp_support::{Agent, register, text};
 use crate::support::TestApp;
 
 async fn with_demo(app: &TestApp) -> (crate::support::Session, String, herald_demo_server::DemoServerHandle) {
-    let owner = app.owner().await;
-    let token = app.token(&owner, "acme", "agent").await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let demo = herald_demo_server::spawn(listener, herald_demo_server::Options::default()).unwrap();
-    register(&owner, "demo", "Demo Server", &demo.url()).await;
-    (owner, token, demo)
+    crate::mcp_support::with_demo(app, herald_demo_server::Options::default()).await
 }
 
 async fn echo(agent: &Agent, id: i64, said: &str) -> Message {

@@ -26,7 +26,7 @@ use tokio::process::Child;
 
 use crate::cli::{bootstrap, herald, temp_dir};
 use crate::mcp_support::{Dashboard, PATIENCE, raw, text};
-use crate::support::{PASSWORD, Session, TestDb, body};
+use crate::support::{PASSWORD, Session, TestDb};
 
 /// The agent's own trace: Herald's spans must join it.
 const AGENT_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -153,22 +153,7 @@ async fn logged(herald: &Herald, message: &str) -> Value {
 
 /// The owner signed in, the upstream registered as `demo`, and an agent token.
 async fn prepare(herald: &Herald, upstream: &str) -> (Session, String) {
-    let owner = Session {
-        base: herald.base.clone(),
-        http: reqwest::Client::builder().cookie_store(true).build().unwrap(),
-        bearer: None,
-    };
-    let login = owner
-        .post("/api/v1/auth/login", &json!({ "email": "owner@example.com", "password": PASSWORD }))
-        .await;
-    assert_eq!(login.status(), StatusCode::OK);
-    crate::mcp_support::register(&owner, "demo", "Demo Server", upstream).await;
-    let token =
-        body(owner.post("/api/v1/orgs/acme/tokens", &json!({ "name": "agent" })).await).await["secret"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-    (owner, token)
+    crate::cli::bootstrapped_owner(&herald.base, upstream).await
 }
 
 /// A modern `tools/call` of `deploy` that carries the agent's `traceparent` header.
