@@ -157,7 +157,7 @@ pub async fn serve_with(
     // Dropping this future (or returning) ends the sessions too.
     let _stop_on_drop = stop.clone().drop_guard();
     let router = router_with(&options, stop.clone())?;
-    axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned()).await
+    axum::serve(listener, router.into_make_service()).with_graceful_shutdown(stop.cancelled_owned()).await
 }
 
 /// Starts serving on `listener` in a background task. Must be called inside a Tokio runtime.

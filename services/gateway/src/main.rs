@@ -5,6 +5,13 @@ use herald_gateway::cli;
 use herald_gateway::config::{Cli, Command, Config, ServeArgs};
 use herald_gateway::telemetry;
 
+// mimalloc: every call allocates and frees many small buffers across the runtime's threads;
+// glibc's malloc spent about a fifth of Herald's CPU on that, and held on to memory per
+// thread (docs/performance.md).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Cli::parse();

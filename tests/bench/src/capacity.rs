@@ -30,6 +30,15 @@ pub struct Scale {
     pub calls: usize,
     /// Calls started, and answers sent, per second.
     pub rate: f64,
+    /// Which generation the agents speak (both: even users legacy, odd users modern).
+    pub mix: Mix,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mix {
+    Both,
+    Legacy,
+    Modern,
 }
 
 #[derive(Default)]
@@ -48,8 +57,13 @@ pub struct Run {
     pub lost: usize,
 }
 
-fn generation(user: usize) -> Gen {
-    if user.is_multiple_of(2) { Gen::Legacy } else { Gen::Modern }
+fn generation(mix: Mix, user: usize) -> Gen {
+    match mix {
+        Mix::Legacy => Gen::Legacy,
+        Mix::Modern => Gen::Modern,
+        Mix::Both if user.is_multiple_of(2) => Gen::Legacy,
+        Mix::Both => Gen::Modern,
+    }
 }
 
 /// How long a phase may take beyond its paced duration before the flow counts as broken.
@@ -117,7 +131,7 @@ pub async fn run(
 
     let agents: Vec<Arc<Agent>> = futures_util::stream::iter(0..users)
         .map(|u| async move {
-            let (slug, g) = match generation(u) {
+            let (slug, g) = match generation(scale.mix, u) {
                 Gen::Legacy => ("fast-legacy", Gen::Legacy),
                 Gen::Modern => ("fast-modern", Gen::Modern),
             };
@@ -207,7 +221,7 @@ pub async fn run(
     let mut to_user: [Vec<Duration>; 2] = Default::default();
     let mut to_upstream: [Vec<Duration>; 2] = Default::default();
     for (u, _, key) in &questions {
-        let g = usize::from(generation(*u) == Gen::Modern);
+        let g = usize::from(generation(scale.mix, *u) == Gen::Modern);
         if let (Some(a), Some(s)) = (asked.get(key), shown.get(key)) {
             to_user[g].push(s.saturating_duration_since(*a));
         }

@@ -10,6 +10,7 @@ mod agent;
 mod capacity;
 mod herald;
 mod overhead;
+mod relay;
 mod report;
 mod upstream;
 
@@ -58,6 +59,9 @@ struct Args {
     /// Calls started, and answers sent, per second in the capacity phase.
     #[arg(long, default_value_t = 500.0)]
     rate: f64,
+    /// Which generation the capacity phase's agents speak (both: half each).
+    #[arg(long, value_enum, default_value = "both")]
+    capacity_generation: capacity::Mix,
     /// Which measurements (default all); the others are skipped.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "cold,overhead,capacity")]
     phases: Vec<Phase>,
@@ -113,7 +117,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
     } else {
         overhead::Scale { warmup: 200, c1_calls: 2000, c32_calls_per_worker: 200 }
     };
-    let capacity_scale = capacity::Scale { users, calls: suspended, rate: args.rate };
+    let capacity_scale =
+        capacity::Scale { users, calls: suspended, rate: args.rate, mix: args.capacity_generation };
     let dbs = match args.db {
         DbChoice::Sqlite => vec![Db::Sqlite],
         DbChoice::Postgres => vec![Db::Postgres],
@@ -124,6 +129,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&scratch)?;
     let http = agent::client();
     let upstream = upstream::Upstream::start().await?;
+    let relay = relay::Relay::start(&exe_dir, &upstream.url("")).await?;
     let mut figures = Vec::new();
     let started = Instant::now();
     let mut broken = None;
@@ -135,6 +141,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             &scratch,
             &http,
             &upstream,
+            &relay,
             runs,
             capacity_runs,
             &overhead_scale,
@@ -187,6 +194,7 @@ async fn one_database(
     scratch: &Path,
     http: &reqwest::Client,
     upstream: &upstream::Upstream,
+    relay: &relay::Relay,
     runs: usize,
     capacity_runs: usize,
     overhead_scale: &overhead::Scale,
@@ -222,18 +230,18 @@ async fn one_database(
     for generation in generations {
         let g = generation.name();
         eprintln!("[{name}] proxy overhead, {g} × {runs}");
-        let (direct_url, herald_url) = match generation {
-            Gen::Legacy => {
-                (upstream.url("legacy"), format!("{}/mcp/{}/fast-legacy", herald.base, herald::ORG))
-            }
-            Gen::Modern => {
-                (upstream.url("modern"), format!("{}/mcp/{}/fast-modern", herald.base, herald::ORG))
-            }
+        let path = match generation {
+            Gen::Legacy => "legacy",
+            Gen::Modern => "modern",
         };
+        let server = format!("fast-{path}");
+        let (direct_url, relay_url, herald_url) =
+            (upstream.url(path), relay.url(path), format!("{}/mcp/{}/{server}", herald.base, herald::ORG));
         let mut all = Vec::new();
         for _ in 0..runs {
             all.push(
-                overhead::run(http, generation, &direct_url, &herald_url, &owner, overhead_scale).await?,
+                overhead::run(http, generation, &direct_url, &relay_url, &herald_url, &owner, overhead_scale)
+                    .await?,
             );
         }
         let config = format!("{g}, {name}");
@@ -265,6 +273,14 @@ async fn one_database(
         ));
         figures.push(fig(
             section,
+            "latency added by a bare relay at c=1",
+            config.clone(),
+            "ms",
+            col(|r| r.relay_ms - r.direct_ms),
+            Goal::None,
+        ));
+        figures.push(fig(
+            section,
             "throughput via Herald / direct at c=32",
             config.clone(),
             "ratio",
@@ -282,9 +298,17 @@ async fn one_database(
         figures.push(fig(
             section,
             "throughput via Herald at c=32",
-            config,
+            config.clone(),
             "calls/s",
             col(|r| r.herald_per_s),
+            Goal::None,
+        ));
+        figures.push(fig(
+            section,
+            "throughput via a bare relay / direct at c=32",
+            config,
+            "ratio",
+            col(|r| r.relay_per_s / r.direct_per_s),
             Goal::None,
         ));
     }
@@ -311,7 +335,11 @@ async fn one_database(
         all.push(run);
     }
     let section = "Suspended capacity";
-    let config = format!("{name}, {} calls, {} users", capacity_scale.calls, capacity_scale.users);
+    let mix = match capacity_scale.mix {
+        capacity::Mix::Both => String::new(),
+        only => format!(", {only:?} only").to_lowercase(),
+    };
+    let config = format!("{name}, {} calls, {} users{mix}", capacity_scale.calls, capacity_scale.users);
     let per_call = all
         .iter()
         .map(|r| (r.rss_after_kib as f64 - r.rss_before_kib as f64) / capacity_scale.calls as f64)

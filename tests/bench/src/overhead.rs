@@ -2,7 +2,8 @@
 //! straight to the upstream, in the same run. Concurrency 1: the calls
 //! alternate between the two paths, and the latency added is the difference
 //! of the medians. Concurrency 32: the same number of calls on each path, and
-//! the ratio of throughputs.
+//! the ratio of throughputs. A third path, through `bench-relay` (a bare
+//! axum + reqwest relay), shows the floor any proxy of this kind sits on.
 
 use std::time::{Duration, Instant};
 
@@ -21,8 +22,10 @@ pub struct Scale {
 
 pub struct Run {
     pub direct_ms: f64,
+    pub relay_ms: f64,
     pub herald_ms: f64,
     pub direct_per_s: f64,
+    pub relay_per_s: f64,
     pub herald_per_s: f64,
 }
 
@@ -40,28 +43,32 @@ pub async fn run(
     http: &reqwest::Client,
     generation: Gen,
     direct_url: &str,
+    relay_url: &str,
     herald_url: &str,
     token: &str,
     scale: &Scale,
 ) -> anyhow::Result<Run> {
-    let direct = Agent::connect(http, direct_url, None, generation).await?;
-    let herald = Agent::connect(http, herald_url, Some(token), generation).await?;
-    for _ in 0..scale.warmup {
-        echo(&direct).await?;
-        echo(&herald).await?;
+    let paths = [(direct_url, None), (relay_url, None), (herald_url, Some(token))];
+    let mut agents = Vec::new();
+    for (url, token) in paths {
+        agents.push(Agent::connect(http, url, token, generation).await?);
     }
-    let (mut d, mut h) = (Vec::with_capacity(scale.c1_calls), Vec::with_capacity(scale.c1_calls));
+    for _ in 0..scale.warmup {
+        for agent in &agents {
+            echo(agent).await?;
+        }
+    }
+    let mut latencies = [(); 3].map(|()| Vec::with_capacity(scale.c1_calls));
     for _ in 0..scale.c1_calls {
-        let t = Instant::now();
-        echo(&direct).await?;
-        d.push(ms(t.elapsed()));
-        let t = Instant::now();
-        echo(&herald).await?;
-        h.push(ms(t.elapsed()));
+        for (agent, latency) in agents.iter().zip(&mut latencies) {
+            let t = Instant::now();
+            echo(agent).await?;
+            latency.push(ms(t.elapsed()));
+        }
     }
 
     let mut per_s = Vec::new();
-    for (url, token) in [(direct_url, None), (herald_url, Some(token))] {
+    for (url, token) in paths {
         let agents = try_join_all((0..WORKERS).map(|_| Agent::connect(http, url, token, generation))).await?;
         try_join_all(agents.iter().map(|a| async move {
             for _ in 0..scale.warmup.min(5) {
@@ -80,7 +87,14 @@ pub async fn run(
         .await?;
         per_s.push((WORKERS * scale.c32_calls_per_worker) as f64 / elapsed_s(t.elapsed()));
     }
-    Ok(Run { direct_ms: median(&d), herald_ms: median(&h), direct_per_s: per_s[0], herald_per_s: per_s[1] })
+    Ok(Run {
+        direct_ms: median(&latencies[0]),
+        relay_ms: median(&latencies[1]),
+        herald_ms: median(&latencies[2]),
+        direct_per_s: per_s[0],
+        relay_per_s: per_s[1],
+        herald_per_s: per_s[2],
+    })
 }
 
 fn elapsed_s(d: Duration) -> f64 {

@@ -17,6 +17,9 @@ use crate::broker::respond::{Answer, RespondError, respond};
 
 /// Browser messages are small: an answer to one form.
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+/// The socket's read buffer (tungstenite allocates 128 KiB per socket by default, which for
+/// an organisation's thousand open dashboards was 128 MiB of buffers waiting for small answers).
+const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 pub async fn upgrade(
     State(state): State<AppState>,
@@ -31,7 +34,9 @@ pub async fn upgrade(
         return ApiError::CrossSite.into_response();
     }
     let user_id = principal.user().id;
-    ws.max_message_size(MAX_MESSAGE_BYTES).on_upgrade(move |socket| serve(state, user_id, socket))
+    ws.max_message_size(MAX_MESSAGE_BYTES)
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .on_upgrade(move |socket| serve(state, user_id, socket))
 }
 
 /// One open dashboard socket in `herald_websocket_connections`, for as long as it lives.

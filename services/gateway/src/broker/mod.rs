@@ -262,13 +262,14 @@ impl Waiter {
             }
             () = sleep => {
                 let timeout = cancelled(DecidedBy::Timeout, reason::EXPIRED);
-                if let Ok(Some(e)) = self.broker.resolve(self.id, &timeout).await {
+                if let Ok(Some(e)) = Box::pin(self.broker.resolve(self.id, &timeout)).await {
                     return e;
                 }
             }
         }
         // Someone else ended it (possibly another replica): the row says how.
-        self.settled().await
+        // Boxed, as is the resolve above: a waiting waiter stays small.
+        Box::pin(self.settled()).await
     }
 
     /// Reads the ending from the database, for endings that did not come
@@ -284,7 +285,7 @@ impl Waiter {
                 Ok(Some(_)) => {
                     // Still pending: the deadline's resolve failed; try it again.
                     let timeout = cancelled(DecidedBy::Timeout, reason::EXPIRED);
-                    if let Ok(Some(e)) = self.broker.resolve(self.id, &timeout).await {
+                    if let Ok(Some(e)) = Box::pin(self.broker.resolve(self.id, &timeout)).await {
                         return e;
                     }
                 }

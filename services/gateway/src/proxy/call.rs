@@ -8,12 +8,19 @@
 //! response, or a retry with `inputResponses` and the byte-exact
 //! `requestState`). Whatever ends the call early — the agent leaving, the
 //! server vanishing — also ends the elicitations it opened, for the record.
+//!
+//! A suspended call is a future held for as long as a person takes to answer,
+//! thousands at once: the rarer, larger steps inside it (admitting a question,
+//! ending one, answering the server) are boxed where they are awaited, so that
+//! the state kept while waiting stays a few kilobytes (docs/performance.md). The
+//! waits themselves are boxed too: a `FuturesUnordered` keeps a spare slot the
+//! size of its future type.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, StreamExt};
 use herald_mcp::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, URL_ELICITATION_REQUIRED};
 use herald_mcp::transport::{MessageStream, Reply, TransportError};
 use herald_mcp::{Message, RequestId};
@@ -142,7 +149,7 @@ impl Relay<'_> {
     async fn end_all(&self, open: impl Iterator<Item = Uuid>, by: DecidedBy, why: &str) {
         let ending = cancelled(by, why);
         for id in open {
-            if let Err(e) = self.ctx.state.broker.resolve(id, &ending).await {
+            if let Err(e) = Box::pin(self.ctx.state.broker.resolve(id, &ending)).await {
                 tracing::warn!(elicitation_id = %id, error = %e, "could not end an elicitation");
             }
         }
@@ -173,10 +180,10 @@ impl Relay<'_> {
             let params = raw(params);
             match intake(self.ctx, Some(&params), "legacy") {
                 Intake::Open(record) if record.mode == "url" => {
-                    match crate::broker::gate::admit(self.ctx, *record).await {
+                    match Box::pin(crate::broker::gate::admit(self.ctx, *record)).await {
                         Ok(waiter) => {
                             open.push(waiter.id);
-                            waiting.push(waiter.ended());
+                            waiting.push(waiter.ended().boxed());
                         }
                         Err(e) => {
                             tracing::error!(error = %e, "could not store an elicitation");
@@ -257,7 +264,7 @@ impl Relay<'_> {
                 () = self.gone() => {
                     self.end_all(open.values().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
                     let params = json!({ "requestId": upstream_id, "reason": "the caller cancelled the request" });
-                    if let Err(e) = link.notify("notifications/cancelled", params).await {
+                    if let Err(e) = Box::pin(link.notify("notifications/cancelled", params)).await {
                         tracing::debug!(error = %e, "could not tell the server the call was cancelled");
                     }
                     return None;
@@ -282,9 +289,9 @@ impl Relay<'_> {
                             match intake(self.ctx, params.as_deref(), "legacy") {
                                 Intake::Refuse(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
-                                    let _ = link.respond_error(id, INVALID_PARAMS, &why).await;
+                                    let _ = Box::pin(link.respond_error(id, INVALID_PARAMS, &why)).await;
                                 }
-                                Intake::Open(record) => match crate::broker::gate::admit(self.ctx, *record).await {
+                                Intake::Open(record) => match Box::pin(crate::broker::gate::admit(self.ctx, *record)).await {
                                     Ok(waiter) => {
                                         open.insert(id.clone(), waiter.id);
                                         if let Some(url_id) = upstream_url_id {
@@ -293,24 +300,27 @@ impl Relay<'_> {
                                         if self.send(Down::Commit).await.is_err() {
                                             continue; // `gone` ends it on the next turn
                                         }
-                                        answering.push(async move {
-                                            let ended = waiter.ended().await;
-                                            (id, ended)
-                                        });
+                                        answering.push(
+                                            async move {
+                                                let ended = waiter.ended().await;
+                                                (id, ended)
+                                            }
+                                            .boxed(),
+                                        );
                                     }
                                     Err(e) => {
                                         tracing::error!(error = %e, "could not store an elicitation");
-                                        let _ = link.respond_error(id, INTERNAL_ERROR, "the host could not record the request").await;
+                                        let _ = Box::pin(link.respond_error(id, INTERNAL_ERROR, "the host could not record the request")).await;
                                     }
                                 },
                             }
                         }
                         Message::Request { id, method, .. } if method == "ping" => {
-                            let _ = link.respond(id, raw(&json!({}))).await;
+                            let _ = Box::pin(link.respond(id, raw(&json!({})))).await;
                         }
                         Message::Request { id, method, .. } => {
                             let refusal = format!("{method} is not supported by this client");
-                            let _ = link.respond_error(id, METHOD_NOT_FOUND, &refusal).await;
+                            let _ = Box::pin(link.respond_error(id, METHOD_NOT_FOUND, &refusal)).await;
                         }
                         Message::Notification { method, params } if method == "notifications/cancelled" => {
                             let withdrawn = params
@@ -354,7 +364,7 @@ impl Relay<'_> {
                     let outcome = ended.outcome.expect("an ended elicitation has an outcome");
                     // A server that withdrew its request must not get an answer.
                     if outcome.decided_by != DecidedBy::Server.as_str()
-                        && let Err(e) = link.respond(server_request, raw(&elicit_result(&outcome))).await
+                        && let Err(e) = Box::pin(link.respond(server_request, raw(&elicit_result(&outcome)))).await
                     {
                         tracing::warn!(error = %e, "could not send the answer upstream");
                     }
@@ -494,10 +504,10 @@ impl Relay<'_> {
                     return Err(self.refusal(request, &why));
                 }
             };
-            match crate::broker::gate::admit(self.ctx, *record).await {
+            match Box::pin(crate::broker::gate::admit(self.ctx, *record)).await {
                 Ok(waiter) => {
                     open.push(waiter.id);
-                    waiting.push(async move { (key, waiter.ended().await) });
+                    waiting.push(async move { (key, waiter.ended().await) }.boxed());
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "could not store an elicitation");

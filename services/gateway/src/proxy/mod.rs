@@ -646,6 +646,13 @@ fn check_modern(
 /// Runs the call and answers with JSON when the upstream answered at once,
 /// or with an SSE stream when there is more to say (notifications, a person
 /// being asked).
+///
+/// The call runs on the request's own task until it says something: most
+/// calls end with their answer at once, and handing them to a task of their
+/// own cost a wake-up across threads per call, more than the rest of Herald's
+/// work. A call with more to say (a stream) goes on in a task of its own, and
+/// so does one whose agent leaves before its first word, so that it still sees
+/// the agent gone and ends what it opened.
 async fn forward(
     mut ctx: CallContext,
     link: Arc<Link>,
@@ -657,16 +664,70 @@ async fn forward(
     ctx.call = crate::telemetry::mcp::current();
     let (tx, mut rx) = mpsc::channel::<Down>(32);
     let id = request.id.clone();
-    tokio::spawn(call::run(ctx, link, request, tx, cancel));
-    match rx.recv().await {
+    let mut running = Detach(Some(Box::pin(call::run(ctx, link, request, tx, cancel))));
+    let first = match running.step(&mut rx).await {
+        Step::Finished => rx.recv().await,
+        Step::Said(item) => item,
+    };
+    match first {
         Some(Down::Message(message @ (Message::Response { .. } | Message::Error { .. }))) => {
+            // The call's last act was to send this: let it finish here.
+            running.finish().await;
             rpc(StatusCode::OK, &message)
         }
         Some(first) => {
+            running.detach();
             let rest = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
             sse(futures_util::stream::once(async { first }).chain(rest).boxed())
         }
         None => rpc(StatusCode::OK, &failure(&id, "the call ended without a response")),
+    }
+}
+
+/// A call driven by the request's task; dropped unfinished (the agent left,
+/// or it has more to say), it goes on in a task of its own.
+struct Detach(Option<futures_util::future::BoxFuture<'static, ()>>);
+
+enum Step {
+    Finished,
+    Said(Option<Down>),
+}
+
+impl Detach {
+    /// Runs the call until it finishes or says something.
+    async fn step(&mut self, rx: &mut mpsc::Receiver<Down>) -> Step {
+        let Some(call) = self.0.as_mut() else { return Step::Finished };
+        let step = tokio::select! {
+            biased;
+            () = call => Step::Finished,
+            item = rx.recv() => Step::Said(item),
+        };
+        if matches!(step, Step::Finished) {
+            self.0 = None;
+        }
+        step
+    }
+
+    async fn finish(&mut self) {
+        if let Some(call) = self.0.take() {
+            call.await;
+        }
+    }
+
+    fn detach(&mut self) {
+        if let Some(call) = self.0.take() {
+            tokio::spawn(call);
+        }
+    }
+}
+
+impl Drop for Detach {
+    fn drop(&mut self) {
+        if let Some(call) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(call);
+        }
     }
 }
 

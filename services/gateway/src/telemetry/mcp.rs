@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::http::HeaderMap;
 use axum::response::Response;
+use futures_util::FutureExt;
+use futures_util::future::Either;
 use herald_mcp::Message;
 use herald_mcp::headers::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use herald_mcp::jsonrpc::PROTOCOL_VERSION_2026_07_28;
@@ -142,13 +144,16 @@ impl AgentCall {
     }
 
     /// Handles the request inside the call's span; counts it if the endpoint answered it with
-    /// something other than a JSON-RPC message (an HTTP error, say).
-    pub async fn run(self: Arc<Self>, handle: impl Future<Output = Response>) -> Response {
-        let response = CALL.scope(self.clone(), handle.instrument(self.span.clone())).await;
-        if !self.relayed.load(Ordering::Relaxed) {
-            self.count(response.status().is_success());
-        }
-        response
+    /// something other than a JSON-RPC message (an HTTP error, say). (Not an `async fn`: one
+    /// would hold `handle` twice, and the call's future would be twice its size.)
+    pub fn run(self: Arc<Self>, handle: impl Future<Output = Response>) -> impl Future<Output = Response> {
+        let call = self.clone();
+        CALL.scope(self.clone(), handle.instrument(self.span.clone())).map(move |response| {
+            if !call.relayed.load(Ordering::Relaxed) {
+                call.count(response.status().is_success());
+            }
+            response
+        })
     }
 
     fn count(&self, ok: bool) {
@@ -197,14 +202,15 @@ pub fn answered(message: &Message) {
     let _ = CALL.try_with(|call| call.answered(message));
 }
 
-/// Runs the call task inside the call's span, with the agent's trace context at hand.
-pub async fn relay<T>(call: Option<Arc<AgentCall>>, task: impl Future<Output = T>) -> T {
+/// Runs the call task inside the call's span, with the agent's trace context at hand. (Not an
+/// `async fn`, which would hold `task` twice.)
+pub fn relay<T>(call: Option<Arc<AgentCall>>, task: impl Future<Output = T>) -> impl Future<Output = T> {
     match call {
         Some(call) => {
             call.relayed();
-            CARRIED.scope(call.carried.clone(), task.instrument(call.span.clone())).await
+            Either::Left(CARRIED.scope(call.carried.clone(), task.instrument(call.span.clone())))
         }
-        None => task.await,
+        None => Either::Right(task),
     }
 }
 

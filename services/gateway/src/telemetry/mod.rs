@@ -27,7 +27,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::{Event, Subscriber};
 use tracing_subscriber::EnvFilter;
-use tracing_subscriber::filter::Targets;
+use tracing_subscriber::filter::{FilterExt, Targets, filter_fn};
 use tracing_subscriber::fmt::FmtContext;
 use tracing_subscriber::fmt::format::{FormatEvent, FormatFields, Writer};
 use tracing_subscriber::layer::SubscriberExt;
@@ -136,9 +136,17 @@ pub fn init(
             .with_location(false)
             .with_threads(false)
             .with_target(false)
+            // Neither busy/idle times nor an active OpenTelemetry context per poll: Herald
+            // reads span contexts from the spans themselves, and both cost on every poll.
+            .with_tracked_inactivity(false)
+            .with_context_activation(false)
             .with_filter(Targets::new().with_target("herald_gateway", tracing::Level::INFO))
     });
     let fmt_layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    // The log lines see the request's span (its id, route and method) but not the spans made
+    // for OpenTelemetry inside it: formatting their many attributes for every call cost more
+    // than the rest of the logging. A line still names its innermost span by id.
+    let filter = filter.and(filter_fn(|meta| !meta.is_span() || !is_trace_only(meta.target())));
     let fmt_layer = match format {
         LogFormat::Pretty => fmt_layer.with_filter(filter).boxed(),
         LogFormat::Json => fmt_layer
@@ -181,6 +189,17 @@ fn resource() -> Resource {
     builder.with_attribute(opentelemetry::KeyValue::new("service.version", env!("CARGO_PKG_VERSION"))).build()
 }
 
+/// Spans made for OpenTelemetry only (agent calls, upstream requests, elicitations), which
+/// log lines do not show.
+fn is_trace_only(target: &str) -> bool {
+    [
+        "herald_gateway::telemetry::mcp",
+        "herald_gateway::telemetry::upstream",
+        "herald_gateway::telemetry::elicitation",
+    ]
+    .contains(&target)
+}
+
 /// JSON lines with the current span's `trace_id` and `span_id` first.
 struct WithTraceIds<F>(F);
 
@@ -198,14 +217,17 @@ where
     ) -> std::fmt::Result {
         let mut line = String::new();
         self.0.format_event(ctx, Writer::new(&mut line), event)?;
-        // The nearest span with an OpenTelemetry context (spans of other crates have none).
-        let ids = ctx.event_scope().and_then(|mut scope| {
-            tracing::dispatcher::get_default(|d| {
-                scope.find_map(|span| {
-                    let cx = tracing_opentelemetry::get_otel_context(&span.id(), d)?;
-                    let sc = cx.span().span_context().clone();
-                    sc.is_valid().then(|| (sc.trace_id(), sc.span_id()))
-                })
+        // The nearest span with an OpenTelemetry context (spans of other crates have none),
+        // looked up in the registry: this layer's own view hides the trace-only spans.
+        let _ = ctx;
+        let ids = tracing::dispatcher::get_default(|d| {
+            let registry = d.downcast_ref::<Registry>()?;
+            let current = d.current_span().id()?.clone();
+            let mut scope = registry.span(&current)?.scope();
+            scope.find_map(|span| {
+                let cx = tracing_opentelemetry::get_otel_context(&span.id(), d)?;
+                let sc = cx.span().span_context().clone();
+                sc.is_valid().then(|| (sc.trace_id(), sc.span_id()))
             })
         });
         match (ids, line.strip_prefix('{')) {

@@ -3,6 +3,7 @@
 //! points at a server (see `support`).
 
 mod accounts;
+mod agent_leaves;
 mod cli;
 mod console;
 mod demo;
