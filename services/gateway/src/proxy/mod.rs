@@ -89,6 +89,10 @@ impl Proxy {
             .connect_timeout(Duration::from_secs(10))
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(90))
+            // A redirect would carry the server's stored headers (an API key, say) to
+            // wherever it points; reqwest strips only the standard credential headers.
+            // The registered URL is the one an admin approved: a 3xx is an error.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("the HTTP client builds");
         Self { http, ..Default::default() }

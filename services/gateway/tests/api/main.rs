@@ -23,4 +23,5 @@ mod storage;
 mod support;
 mod telemetry;
 mod tokens;
+mod upstream_redirects;
 mod web;
