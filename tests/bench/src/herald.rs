@@ -114,6 +114,16 @@ pub struct Herald {
 
 impl Herald {
     pub async fn start(bin: &Path, db: &Database, http: &reqwest::Client) -> anyhow::Result<Self> {
+        Self::start_with(bin, db, http, &[]).await
+    }
+
+    /// `herald serve` with `env` set on top of the defaults (JSON logs at `info`).
+    pub async fn start_with(
+        bin: &Path,
+        db: &Database,
+        http: &reqwest::Client,
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
         // A free port chosen here, so readiness can be polled from the moment of spawning.
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let log = std::fs::OpenOptions::new().create(true).append(true).open(db.dir.join("herald.log"))?;
@@ -123,6 +133,7 @@ impl Herald {
             .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
             .env("HERALD_DATABASE_URL", &db.url)
             .env("HERALD_LOG_FORMAT", "json")
+            .envs(env.iter().copied())
             .current_dir(&db.dir)
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)

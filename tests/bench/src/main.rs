@@ -63,7 +63,7 @@ struct Args {
     #[arg(long, value_enum, default_value = "both")]
     capacity_generation: capacity::Mix,
     /// Which measurements (default all); the others are skipped.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "cold,overhead,capacity")]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "cold,overhead,telemetry,capacity")]
     phases: Vec<Phase>,
     /// The output of `cargo bench -p herald-policy --bench detector`, for the detector's figures.
     #[arg(long)]
@@ -74,6 +74,8 @@ struct Args {
 enum Phase {
     Cold,
     Overhead,
+    /// The proxy overhead again, under each logging and telemetry set-up.
+    Telemetry,
     Capacity,
 }
 
@@ -313,6 +315,16 @@ async fn one_database(
         ));
     }
 
+    let herald = if phase(Phase::Telemetry) {
+        // One process per set-up; SQLite allows one at a time.
+        herald.stop().await?;
+        telemetry_setups(name, bin, &db, http, upstream, relay, &owner, runs, overhead_scale, figures)
+            .await?;
+        Herald::start(bin, &db, http).await?
+    } else {
+        herald
+    };
+
     if !phase(Phase::Capacity) {
         return herald.stop().await;
     }
@@ -416,6 +428,53 @@ async fn one_database(
         all.iter().map(|r| r.lost as f64).collect(),
         Goal::Zero,
     ));
+    Ok(())
+}
+
+/// The logging and telemetry set-ups an operator chooses between, each with the default first.
+const TELEMETRY_SETUPS: [(&str, &[(&str, &str)]); 5] = [
+    ("JSON logs at info (the default of the images)", &[]),
+    ("JSON logs at warn", &[("HERALD_LOG_LEVEL", "warn")]),
+    ("pretty logs at info (no OpenTelemetry layer)", &[("HERALD_LOG_FORMAT", "pretty")]),
+    ("pretty logs at warn", &[("HERALD_LOG_FORMAT", "pretty"), ("HERALD_LOG_LEVEL", "warn")]),
+    (
+        "pretty logs at warn, metrics off",
+        &[("HERALD_LOG_FORMAT", "pretty"), ("HERALD_LOG_LEVEL", "warn"), ("HERALD_METRICS", "off")],
+    ),
+];
+
+/// The legacy proxy overhead under each set-up of `TELEMETRY_SETUPS`, a fresh process for each.
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
+async fn telemetry_setups(
+    name: &str,
+    bin: &Path,
+    db: &Database,
+    http: &reqwest::Client,
+    upstream: &upstream::Upstream,
+    relay: &relay::Relay,
+    owner: &str,
+    runs: usize,
+    scale: &overhead::Scale,
+    figures: &mut Vec<Figure>,
+) -> anyhow::Result<()> {
+    let section = "Telemetry set-ups (legacy tools/call, no elicitation)";
+    for (setup, env) in TELEMETRY_SETUPS {
+        eprintln!("[{name}] telemetry: {setup} × {runs}");
+        let herald = Herald::start_with(bin, db, http, env).await?;
+        let herald_url = format!("{}/mcp/{}/fast-legacy", herald.base, herald::ORG);
+        let mut all = Vec::new();
+        for _ in 0..runs {
+            let (direct, relayed) = (upstream.url("legacy"), relay.url("legacy"));
+            all.push(overhead::run(http, Gen::Legacy, &direct, &relayed, &herald_url, owner, scale).await?);
+        }
+        herald.stop().await?;
+        let config = format!("{setup}, {name}");
+        let col = |f: fn(&overhead::Run) -> f64| all.iter().map(f).collect::<Vec<_>>();
+        let added = col(|r| r.herald_ms - r.direct_ms);
+        figures.push(fig(section, "latency added at c=1", config.clone(), "ms", added, Goal::None));
+        let per_s = col(|r| r.herald_per_s);
+        figures.push(fig(section, "throughput via Herald at c=32", config, "calls/s", per_s, Goal::None));
+    }
     Ok(())
 }
 

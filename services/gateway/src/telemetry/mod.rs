@@ -27,7 +27,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::{Event, Subscriber};
 use tracing_subscriber::EnvFilter;
-use tracing_subscriber::filter::{FilterExt, Targets, filter_fn};
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::FmtContext;
 use tracing_subscriber::fmt::format::{FormatEvent, FormatFields, Writer};
 use tracing_subscriber::layer::SubscriberExt;
@@ -145,8 +145,12 @@ pub fn init(
     let fmt_layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
     // The log lines see the request's span (its id, route and method) but not the spans made
     // for OpenTelemetry inside it: formatting their many attributes for every call cost more
-    // than the rest of the logging. A line still names its innermost span by id.
-    let filter = filter.and(filter_fn(|meta| !meta.is_span() || !is_trace_only(meta.target())));
+    // than the rest of the logging. A line still names its innermost span by id. (Directives
+    // of the filter itself: an `And` of an EnvFilter and a filter_fn lost every line after the
+    // first from another crate.)
+    let filter = TRACE_ONLY.iter().fold(filter, |filter, target| {
+        filter.add_directive(format!("{target}=off").parse().expect("a valid directive"))
+    });
     let fmt_layer = match format {
         LogFormat::Pretty => fmt_layer.with_filter(filter).boxed(),
         LogFormat::Json => fmt_layer
@@ -189,16 +193,13 @@ fn resource() -> Resource {
     builder.with_attribute(opentelemetry::KeyValue::new("service.version", env!("CARGO_PKG_VERSION"))).build()
 }
 
-/// Spans made for OpenTelemetry only (agent calls, upstream requests, elicitations), which
-/// log lines do not show.
-fn is_trace_only(target: &str) -> bool {
-    [
-        "herald_gateway::telemetry::mcp",
-        "herald_gateway::telemetry::upstream",
-        "herald_gateway::telemetry::elicitation",
-    ]
-    .contains(&target)
-}
+/// The modules of the spans made for OpenTelemetry only (agent calls, upstream requests,
+/// elicitations), which log lines do not show. They log no events of their own.
+const TRACE_ONLY: [&str; 3] = [
+    "herald_gateway::telemetry::mcp",
+    "herald_gateway::telemetry::upstream",
+    "herald_gateway::telemetry::elicitation",
+];
 
 /// JSON lines with the current span's `trace_id` and `span_id` first.
 struct WithTraceIds<F>(F);

@@ -30,7 +30,13 @@ async fn serving(child: &mut Child) -> (String, Vec<Value>) {
     let stderr = child.stderr.take().unwrap();
     let mut lines = BufReader::new(stderr).lines();
     let mut seen = Vec::new();
-    while let Some(line) = lines.next_line().await.unwrap() {
+    // A guard against a hang (a log that stops), not a timing assertion.
+    let patience = std::time::Duration::from_secs(60);
+    while let Some(line) = tokio::time::timeout(patience, lines.next_line())
+        .await
+        .expect("herald logs that it is serving")
+        .unwrap()
+    {
         let entry: Value =
             serde_json::from_str(&line).unwrap_or_else(|_| panic!("log line is not JSON: {line}"));
         seen.push(entry.clone());
