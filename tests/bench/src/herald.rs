@@ -60,6 +60,30 @@ impl Database {
     }
 }
 
+impl Database {
+    /// PostgreSQL: vacuums and analyzes what the setup wrote (a thousand accounts and tokens),
+    /// as a database in service would have been, so that autovacuum does not run into the
+    /// first measured run.
+    pub fn settle(&self) -> anyhow::Result<()> {
+        match &self.pg {
+            Some((base, name)) => {
+                let out = std::process::Command::new("psql")
+                    .arg(format!("{base}/{name}"))
+                    .args(["-q", "-v", "ON_ERROR_STOP=1", "-c", "VACUUM ANALYZE"])
+                    .output()
+                    .context("psql (the PostgreSQL client) must be installed")?;
+                anyhow::ensure!(
+                    out.status.success(),
+                    "VACUUM ANALYZE: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+}
+
 impl Drop for Database {
     fn drop(&mut self) {
         if let Some((base, name)) = &self.pg

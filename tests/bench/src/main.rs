@@ -333,6 +333,7 @@ async fn one_database(
     let tokens = herald::members(http, &herald.base, &owner, capacity_scale.users).await?;
     eprintln!("[{name}] members ready in {:.1} s", t.elapsed().as_secs_f64());
     herald.stop().await?;
+    db.settle()?;
 
     let mut all = Vec::new();
     for r in 0..capacity_runs {

@@ -44,10 +44,11 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
     );
     record.fingerprint = Some(fingerprint.clone());
     let memory_since = now - Duration::seconds(i64::from(policy.decline_memory.window_secs));
-    // Independent reads, in parallel: each is a database round trip.
+    // Independent reads, in parallel: each is a database round trip, but for the registry's
+    // entry when this replica has it cached.
     let (registered, muted, declines) = tokio::try_join!(
         // The registry as it is now: an in-flight call may outlive a cut-off.
-        store.server(ctx.org_id, &ctx.server.slug),
+        crate::proxy::registered(&ctx.state, ctx.org_id, &ctx.server.slug),
         store.is_muted(ctx.org_id, ctx.user_id, ctx.server.id),
         store.declines_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since),
     )?;
