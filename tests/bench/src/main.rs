@@ -135,15 +135,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let mut figures = Vec::new();
     let started = Instant::now();
     let mut broken = None;
+    let rig = Rig { bin: &bin, http: &http, upstream: &upstream, relay: &relay };
     for kind in dbs {
         let outcome = one_database(
             kind,
             &args,
-            &bin,
+            &rig,
             &scratch,
-            &http,
-            &upstream,
-            &relay,
             runs,
             capacity_runs,
             &overhead_scale,
@@ -188,21 +186,51 @@ async fn run(args: Args) -> anyhow::Result<()> {
     broken.map_or(Ok(()), Err)
 }
 
+/// What every measurement runs against: the release `herald`, the driver's HTTP client, the
+/// fast upstream and the bare relay in front of it.
+struct Rig<'a> {
+    bin: &'a Path,
+    http: &'a reqwest::Client,
+    upstream: &'a upstream::Upstream,
+    relay: &'a relay::Relay,
+}
+
+impl Rig<'_> {
+    /// `runs` proxy-overhead runs of `generation`: directly, through the relay and through the
+    /// Herald at `herald_base` (as `token`), each against the upstream path of that generation.
+    async fn overhead(
+        &self,
+        generation: Gen,
+        herald_base: &str,
+        token: &str,
+        runs: usize,
+        scale: &overhead::Scale,
+    ) -> anyhow::Result<Vec<overhead::Run>> {
+        let path = generation.name();
+        let direct = self.upstream.url(path);
+        let relayed = self.relay.url(path);
+        let herald = format!("{herald_base}/mcp/{}/fast-{path}", herald::ORG);
+        let mut all = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            all.push(overhead::run(self.http, generation, &direct, &relayed, &herald, token, scale).await?);
+        }
+        Ok(all)
+    }
+}
+
 #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 async fn one_database(
     kind: Db,
     args: &Args,
-    bin: &Path,
+    rig: &Rig<'_>,
     scratch: &Path,
-    http: &reqwest::Client,
-    upstream: &upstream::Upstream,
-    relay: &relay::Relay,
     runs: usize,
     capacity_runs: usize,
     overhead_scale: &overhead::Scale,
     capacity_scale: &capacity::Scale,
     figures: &mut Vec<Figure>,
 ) -> anyhow::Result<()> {
+    let Rig { bin, http, upstream, .. } = *rig;
     let db = Database::create(kind, &args.pg_url, scratch)?;
     let name = kind.name();
     eprintln!("[{name}] bootstrap");
@@ -232,20 +260,7 @@ async fn one_database(
     for generation in generations {
         let g = generation.name();
         eprintln!("[{name}] proxy overhead, {g} × {runs}");
-        let path = match generation {
-            Gen::Legacy => "legacy",
-            Gen::Modern => "modern",
-        };
-        let server = format!("fast-{path}");
-        let (direct_url, relay_url, herald_url) =
-            (upstream.url(path), relay.url(path), format!("{}/mcp/{}/{server}", herald.base, herald::ORG));
-        let mut all = Vec::new();
-        for _ in 0..runs {
-            all.push(
-                overhead::run(http, generation, &direct_url, &relay_url, &herald_url, &owner, overhead_scale)
-                    .await?,
-            );
-        }
+        let all = rig.overhead(generation, &herald.base, &owner, runs, overhead_scale).await?;
         let config = format!("{g}, {name}");
         let section = "Proxy overhead (tools/call, no elicitation)";
         let col = |f: fn(&overhead::Run) -> f64| all.iter().map(f).collect::<Vec<_>>();
@@ -318,8 +333,7 @@ async fn one_database(
     let herald = if phase(Phase::Telemetry) {
         // One process per set-up; SQLite allows one at a time.
         herald.stop().await?;
-        telemetry_setups(name, bin, &db, http, upstream, relay, &owner, runs, overhead_scale, figures)
-            .await?;
+        telemetry_setups(name, rig, &db, &owner, runs, overhead_scale, figures).await?;
         Herald::start(bin, &db, http).await?
     } else {
         herald
@@ -445,14 +459,10 @@ const TELEMETRY_SETUPS: [(&str, &[(&str, &str)]); 5] = [
 ];
 
 /// The legacy proxy overhead under each set-up of `TELEMETRY_SETUPS`, a fresh process for each.
-#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 async fn telemetry_setups(
     name: &str,
-    bin: &Path,
+    rig: &Rig<'_>,
     db: &Database,
-    http: &reqwest::Client,
-    upstream: &upstream::Upstream,
-    relay: &relay::Relay,
     owner: &str,
     runs: usize,
     scale: &overhead::Scale,
@@ -461,14 +471,10 @@ async fn telemetry_setups(
     let section = "Telemetry set-ups (legacy tools/call, no elicitation)";
     for (setup, env) in TELEMETRY_SETUPS {
         eprintln!("[{name}] telemetry: {setup} × {runs}");
-        let herald = Herald::start_with(bin, db, http, env).await?;
-        let herald_url = format!("{}/mcp/{}/fast-legacy", herald.base, herald::ORG);
-        let mut all = Vec::new();
-        for _ in 0..runs {
-            let (direct, relayed) = (upstream.url("legacy"), relay.url("legacy"));
-            all.push(overhead::run(http, Gen::Legacy, &direct, &relayed, &herald_url, owner, scale).await?);
-        }
+        let herald = Herald::start_with(rig.bin, db, rig.http, env).await?;
+        let all = rig.overhead(Gen::Legacy, &herald.base, owner, runs, scale).await;
         herald.stop().await?;
+        let all = all?;
         let config = format!("{setup}, {name}");
         let col = |f: fn(&overhead::Run) -> f64| all.iter().map(f).collect::<Vec<_>>();
         let added = col(|r| r.herald_ms - r.direct_ms);

@@ -3,6 +3,7 @@
 //! their org and server, and never returned: responses list their names only.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -20,7 +21,7 @@ use crate::audit::{self, Subject};
 use crate::cache::Forget;
 use crate::crypto::Keys;
 use crate::domain::{DisplayName, HeaderSet, ServerUrl, Slug};
-use crate::storage::{CutOff, NewServer, ServerChanges};
+use crate::storage::{CutOff, NewServer, Server, ServerChanges, StoreError};
 
 #[derive(Serialize)]
 pub struct ServerList {
@@ -236,8 +237,23 @@ fn seal_headers(keys: &Keys, org_id: Uuid, server_id: Uuid, headers: &HeaderSet)
     keys.seal(&header_context(org_id, server_id), &plain)
 }
 
+/// The org's server `slug` as the registry has it now: from this replica's cache, whose
+/// entries every replica drops before an edit, cut-off or deletion is answered, else read.
+pub async fn registered(
+    state: &AppState,
+    org_id: Uuid,
+    slug: &str,
+) -> Result<Option<Arc<Server>>, StoreError> {
+    if let Some(cached) = state.caches.server(org_id, slug) {
+        return Ok(cached);
+    }
+    let read = state.store.server(org_id, slug).await?.map(Arc::new);
+    state.caches.put_server(org_id, slug, read.clone());
+    Ok(read)
+}
+
 /// The header values of a server, for the upstream connection.
-pub fn open_headers(keys: &Keys, server: &crate::storage::Server) -> anyhow::Result<HeaderSet> {
+pub fn open_headers(keys: &Keys, server: &Server) -> anyhow::Result<HeaderSet> {
     let plain = keys.open(&header_context(server.org_id, server.id), &server.headers_sealed)?;
     Ok(serde_json::from_slice(&plain)?)
 }

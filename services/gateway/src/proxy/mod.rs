@@ -187,7 +187,9 @@ async fn admit(
         return Err(ApiError::NotFound.into_response());
     }
     let org_id = principal.membership.org.id;
-    let found = registered(state, org_id, server).await.map_err(|e| ApiError::from(e).into_response())?;
+    let found = crate::api::servers::registered(state, org_id, server)
+        .await
+        .map_err(|e| ApiError::from(e).into_response())?;
     let Some(found) = found.map(|s| (*s).clone()) else { return Err(ApiError::NotFound.into_response()) };
     if let Some(cut) = &found.cut_off {
         let why = if cut.reason.is_empty() { String::new() } else { format!(" ({})", cut.reason) };
@@ -199,21 +201,6 @@ async fn admit(
         return Err(rpc(StatusCode::FORBIDDEN, &refusal));
     }
     Ok((principal, found))
-}
-
-/// The org's server `slug` as the registry has it now: from this replica's cache, whose
-/// entries every replica drops before an edit, cut-off or deletion is answered, else read.
-pub async fn registered(
-    state: &AppState,
-    org_id: Uuid,
-    slug: &str,
-) -> Result<Option<Arc<Server>>, crate::storage::StoreError> {
-    if let Some(cached) = state.caches.server(org_id, slug) {
-        return Ok(cached);
-    }
-    let read = state.store.server(org_id, slug).await?.map(Arc::new);
-    state.caches.put_server(org_id, slug, read.clone());
-    Ok(read)
 }
 
 fn unauthorized() -> Response {

@@ -147,10 +147,9 @@ impl AgentCall {
     /// something other than a JSON-RPC message (an HTTP error, say). (Not an `async fn`: one
     /// would hold `handle` twice, and the call's future would be twice its size.)
     pub fn run(self: Arc<Self>, handle: impl Future<Output = Response>) -> impl Future<Output = Response> {
-        let call = self.clone();
         CALL.scope(self.clone(), handle.instrument(self.span.clone())).map(move |response| {
-            if !call.relayed.load(Ordering::Relaxed) {
-                call.count(response.status().is_success());
+            if !self.relayed.load(Ordering::Relaxed) {
+                self.count(response.status().is_success());
             }
             response
         })

@@ -220,7 +220,6 @@ where
         self.0.format_event(ctx, Writer::new(&mut line), event)?;
         // The nearest span with an OpenTelemetry context (spans of other crates have none),
         // looked up in the registry: this layer's own view hides the trace-only spans.
-        let _ = ctx;
         let ids = tracing::dispatcher::get_default(|d| {
             let registry = d.downcast_ref::<Registry>()?;
             let current = d.current_span().id()?.clone();
