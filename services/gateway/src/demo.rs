@@ -73,6 +73,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<DemoServerHandle> {
                 url: url.clone(),
                 header_names: vec![],
                 headers_sealed: state.keys.seal(&crate::api::servers::header_context(org_id, id), b"{}"),
+                protocol: Default::default(),
             };
             store.create_server(org_id, new, now).await?;
         }

@@ -20,7 +20,7 @@ use crate::app::AppState;
 use crate::audit::{self, Subject};
 use crate::cache::Forget;
 use crate::crypto::Keys;
-use crate::domain::{DisplayName, HeaderSet, ServerUrl, Slug};
+use crate::domain::{DisplayName, HeaderSet, ServerProtocol, ServerUrl, Slug};
 use crate::storage::{CutOff, NewServer, Server, ServerChanges, StoreError};
 
 #[derive(Serialize)]
@@ -50,6 +50,8 @@ pub struct NewServerBody {
     url: String,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    /// `auto` (the default), `2025-11-25` or `2026-07-28`: the era Herald speaks to the server.
+    protocol: Option<String>,
 }
 
 pub async fn create(
@@ -63,6 +65,7 @@ pub async fn create(
     let name = checks.field("name", DisplayName::parse(&body.name));
     let url = checks.field("url", ServerUrl::parse(&body.url));
     let headers = check_headers(&mut checks, &body.headers);
+    let protocol = body.protocol.as_deref().map(|p| checks.field("protocol", ServerProtocol::parse(p)));
     checks.finish()?;
     let headers = checked(headers);
     let id = Uuid::now_v7();
@@ -77,6 +80,7 @@ pub async fn create(
                 url: checked(url).as_str().to_owned(),
                 header_names: headers.names(),
                 headers_sealed: seal_headers(&state.keys, access.org_id(), id, &headers),
+                protocol: protocol.map(checked).unwrap_or_default(),
             },
             OffsetDateTime::now_utc(),
         )
@@ -89,7 +93,11 @@ pub async fn create(
         "server.registered",
         Subject {
             server_slug: Some(server.slug.clone()),
-            details: Some(serde_json::json!({ "url": server.url, "header_names": server.header_names })),
+            details: Some(serde_json::json!({
+                "url": server.url,
+                "header_names": server.header_names,
+                "protocol": server.protocol,
+            })),
             ..Default::default()
         },
     )
@@ -104,6 +112,8 @@ pub struct UpdateServerBody {
     url: Option<String>,
     /// Replaces the whole header set when present (`{}` removes every header).
     headers: Option<BTreeMap<String, String>>,
+    /// `auto`, `2025-11-25` or `2026-07-28`.
+    protocol: Option<String>,
 }
 
 pub async fn update(
@@ -118,6 +128,7 @@ pub async fn update(
     let name = body.name.as_deref().map(|n| checks.field("name", DisplayName::parse(n)));
     let url = body.url.as_deref().map(|u| checks.field("url", ServerUrl::parse(u)));
     let headers = body.headers.as_ref().map(|h| check_headers(&mut checks, h));
+    let protocol = body.protocol.as_deref().map(|p| checks.field("protocol", ServerProtocol::parse(p)));
     checks.finish()?;
     let changes = ServerChanges {
         name: name.map(|n| checked(n).as_str().to_owned()),
@@ -126,12 +137,13 @@ pub async fn update(
             let h = checked(h);
             (h.names(), seal_headers(&state.keys, access.org_id(), existing.id, &h))
         }),
+        protocol: protocol.map(checked),
     };
     let server =
         state.store.update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc()).await?;
     state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
-    audit::by(&access, state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names })), ..Default::default() }).await;
+    audit::by(&access, state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names, "protocol": server.protocol })), ..Default::default() }).await;
     Ok(Json((&server).into()))
 }
 

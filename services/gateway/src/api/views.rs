@@ -133,6 +133,8 @@ pub struct ServerView {
     pub name: String,
     pub url: String,
     pub header_names: Vec<String>,
+    /// The era Herald speaks to the server: `auto`, `2025-11-25` or `2026-07-28`.
+    pub protocol: crate::domain::ServerProtocol,
     pub cut_off: Option<CutOffView>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
@@ -155,6 +157,7 @@ impl From<&Server> for ServerView {
             name: s.name.clone(),
             url: s.url.clone(),
             header_names: s.header_names.clone(),
+            protocol: s.protocol,
             cut_off: s.cut_off.as_ref().map(|c| CutOffView { at: c.at, by: c.by, reason: c.reason.clone() }),
             created_at: s.created_at,
             updated_at: s.updated_at,

@@ -3,6 +3,7 @@
 
 mod email;
 mod password;
+mod protocol;
 mod role;
 mod server;
 mod slug;
@@ -10,6 +11,7 @@ mod text;
 
 pub use email::Email;
 pub use password::Password;
+pub use protocol::ServerProtocol;
 pub use role::Role;
 pub use server::{HeaderSet, ServerUrl};
 pub use slug::Slug;

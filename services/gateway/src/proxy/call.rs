@@ -33,8 +33,9 @@ use uuid::Uuid;
 
 use super::CallContext;
 use super::elicit::{Intake, elicit_result, intake};
+use super::era::{self, AgentEra};
 use super::meta::{RawObject, raw};
-use super::upstream::{LegacyLink, Link, ModernLink};
+use super::upstream::{Generation, LegacyLink, Link, ModernLink};
 use crate::broker::events::{ServerEvent, ServerView};
 use crate::broker::outcome::{DecidedBy, cancelled, reason};
 
@@ -64,6 +65,8 @@ pub struct Request {
     pub agent_info: Option<Value>,
     /// Headers to pass on (`Mcp-Param-*`).
     pub headers: HeaderMap,
+    /// The era the agent speaks: what the server sends is made fit for it.
+    pub agent: AgentEra,
 }
 
 /// Runs the call; the final message (if the agent is still there) is the last thing sent down.
@@ -76,11 +79,14 @@ pub async fn run(
 ) {
     let call = ctx.call.clone();
     crate::telemetry::mcp::relay(call.clone(), async move {
-        let mut relay = Relay { ctx: &ctx, down: &down, cancel: &cancel, progress: 0.0 };
+        let upstream = link.generation();
+        let mut relay =
+            Relay { ctx: &ctx, down: &down, cancel: &cancel, progress: 0.0, upstream, request: &request };
         let last = match link.as_ref() {
             Link::Legacy(l) => relay.legacy(l, &request).await,
             Link::Modern(m) => relay.modern(m, &request).await,
         };
+        let last = last.and_then(|m| era::to_agent(m, &request.agent, upstream, &request.method));
         // Counted before the agent can see the answer.
         match (&call, &last) {
             (Some(call), Some(message)) => call.answered(message),
@@ -100,6 +106,9 @@ struct Relay<'a> {
     cancel: &'a CancellationToken,
     /// The highest progress the agent has seen for its token.
     progress: f64,
+    /// The server's era, and the agent's request (whose era the agent speaks).
+    upstream: Generation,
+    request: &'a Request,
 }
 
 /// The agent has gone or cancelled.
@@ -113,7 +122,18 @@ impl Relay<'_> {
         }
     }
 
+    /// Sends what the server said, made fit for the agent's era (or nothing,
+    /// when that era has no place for it).
     async fn send(&mut self, item: Down) -> Result<(), Gone> {
+        let item = match item {
+            Down::Message(message) => {
+                match era::to_agent(message, &self.request.agent, self.upstream, &self.request.method) {
+                    Some(message) => Down::Message(message),
+                    None => return Ok(()),
+                }
+            }
+            other => other,
+        };
         if let Down::Message(Message::Notification { method, params }) = &item
             && method == "notifications/progress"
             && let Some(p) = params.as_ref().and_then(|p| serde_json::from_str::<Value>(p.get()).ok())

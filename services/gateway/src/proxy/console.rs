@@ -21,7 +21,7 @@ use uuid::Uuid;
 use super::CallContext;
 use super::call::{self, Down};
 use super::meta::{RawObject, raw};
-use super::upstream::Link;
+use super::upstream::{Link, LinkOptions};
 use crate::app::AppState;
 use crate::storage::Server;
 
@@ -70,6 +70,7 @@ pub async fn request(
         params,
         agent_info: Some(console_info()),
         headers: HeaderMap::new(),
+        agent: super::era::AgentEra::Console,
     };
     let (tx, mut rx) = mpsc::channel::<Down>(32);
     let cancel = CancellationToken::new();
@@ -114,6 +115,11 @@ fn rpc_error(message: Message) -> ConsoleError {
 #[derive(Debug, Serialize)]
 pub struct ConnectionReport {
     pub ok: bool,
+    /// The registry's era setting for the server (`auto`, `2025-11-25`, `2026-07-28`).
+    pub protocol_setting: crate::domain::ServerProtocol,
+    /// What the server answered in each era, whatever the setting.
+    pub eras: Vec<EraReport>,
+    /// The era Herald speaks to it under the setting:
     /// `modern` (2026-07-28) or `legacy` (2025-11-25 and earlier).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generation: Option<&'static str>,
@@ -129,12 +135,28 @@ pub struct ConnectionReport {
     pub error: Option<String>,
 }
 
-/// Connects to `server` afresh (its registered URL and headers), lists its
-/// tools, and closes the connection again.
+/// One era of the protocol, as a connection test found the server in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EraReport {
+    /// `2025-11-25` (an `initialize` handshake) or `2026-07-28` (`server/discover`).
+    pub era: &'static str,
+    pub offered: bool,
+    /// The revision the server agreed to, when offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// Why not, when not offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Connects to `server` afresh (its registered URL and headers) in both eras,
+/// lists its tools in the era its setting picks, and closes the connections.
 pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) -> ConnectionReport {
     let started = Instant::now();
-    let failed = |error: String| ConnectionReport {
+    let failed = |eras: Vec<EraReport>, error: String| ConnectionReport {
         ok: false,
+        protocol_setting: server.protocol,
+        eras,
         generation: None,
         protocol_version: None,
         server_info: None,
@@ -144,13 +166,38 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
     };
     let endpoint = match state.proxy.endpoint(state, org_slug, server) {
         Ok(endpoint) => endpoint,
-        Err(message) => return failed(message_text(&message)),
+        Err(message) => return failed(Vec::new(), message_text(&message)),
     };
     // URL mode is irrelevant to a test: declare the most a server could want.
-    let link = match tokio::time::timeout(TEST_LIMIT, Link::connect(endpoint, true)).await {
-        Ok(Ok(link)) => link,
-        Ok(Err(e)) => return failed(e.to_string()),
-        Err(_) => return failed(format!("no answer within {} seconds", TEST_LIMIT.as_secs())),
+    let options = LinkOptions { url_mode: true, protocol: server.protocol, ..LinkOptions::default() };
+    let probes = match tokio::time::timeout(TEST_LIMIT, Link::probe(endpoint, options)).await {
+        Ok(probes) => probes,
+        Err(_) => return failed(Vec::new(), format!("no answer within {} seconds", TEST_LIMIT.as_secs())),
+    };
+    let legacy_version = match &probes.legacy {
+        Ok(legacy) => Some(legacy.protocol_version().await),
+        Err(_) => None,
+    };
+    let eras = vec![
+        EraReport {
+            era: herald_mcp::jsonrpc::PROTOCOL_VERSION_2025_11_25,
+            offered: probes.legacy.is_ok(),
+            protocol_version: legacy_version,
+            detail: probes.legacy.as_ref().err().cloned(),
+        },
+        EraReport {
+            era: herald_mcp::jsonrpc::PROTOCOL_VERSION_2026_07_28,
+            offered: probes.modern.is_ok(),
+            protocol_version: probes
+                .modern
+                .is_ok()
+                .then(|| herald_mcp::jsonrpc::PROTOCOL_VERSION_2026_07_28.to_owned()),
+            detail: probes.modern.as_ref().err().cloned(),
+        },
+    ];
+    let link = match probes.choose(server.protocol).await {
+        Ok(link) => link,
+        Err(why) => return failed(eras, why),
     };
     let (_, server_info, _) = link.server_description().await;
     let (generation, protocol_version) = match link.as_ref() {
@@ -163,6 +210,8 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
     }
     let base = |tool_count: Option<usize>, error: Option<String>| ConnectionReport {
         ok: error.is_none(),
+        protocol_setting: server.protocol,
+        eras: eras.clone(),
         generation: Some(generation),
         protocol_version: Some(protocol_version.clone()),
         server_info: Some(server_info.clone()),

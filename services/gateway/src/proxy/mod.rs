@@ -11,6 +11,7 @@
 pub mod call;
 pub mod console;
 pub mod elicit;
+pub mod era;
 pub mod meta;
 pub mod sessions;
 pub mod upstream;
@@ -49,7 +50,7 @@ use crate::app::AppState;
 use crate::storage::{Server, TokenPrincipal};
 use call::{Down, failure};
 use meta::{RawObject, raw};
-use upstream::Link;
+use upstream::{Link, LinkOptions};
 
 /// The largest message an agent may POST.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -136,7 +137,7 @@ impl Proxy {
         let link = cell
             .get_or_try_init(|| async {
                 let endpoint = self.endpoint(state, &ctx.org_slug, server)?;
-                let link = Link::connect(endpoint, ctx.policy.url_mode.enabled)
+                let link = Link::connect(endpoint, LinkOptions::for_call(ctx, None))
                     .await
                     .map_err(|e| unreachable_server(server, &e))?;
                 link.listen(ctx.clone());
@@ -337,7 +338,8 @@ async fn initialize(
         Ok(e) => e,
         Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
     };
-    let link = match Link::connect(endpoint, ctx.policy.url_mode.enabled).await {
+    let capabilities = params.get("capabilities").filter(|c| c.is_object());
+    let link = match Link::connect(endpoint, LinkOptions::for_call(&ctx, capabilities)).await {
         Ok(link) => link,
         Err(e) => return rpc(StatusCode::OK, &readdress(unreachable_server(&server, &e), id)),
     };
@@ -348,12 +350,14 @@ async fn initialize(
     if let Some(instructions) = instructions {
         result["instructions"] = instructions;
     }
-    let agent_info = params.get("clientInfo").cloned();
-    let session_id =
-        match state.proxy.sessions.mint(state, principal, &server, version, agent_info, link).await {
-            Ok(id) => id,
-            Err(e) => return ApiError::from(e).into_response(),
-        };
+    let agent = sessions::AgentHello {
+        info: params.get("clientInfo").cloned(),
+        capabilities: params.get("capabilities").filter(|c| c.is_object()).cloned(),
+    };
+    let session_id = match state.proxy.sessions.mint(state, principal, &server, version, agent, link).await {
+        Ok(id) => id,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
     tracing::info!(server = %server.slug, user_id = %principal.user.id, "agent session started");
     let mut response = rpc(StatusCode::OK, &Message::response(id.clone(), raw(&result)));
     response
@@ -412,6 +416,7 @@ async fn legacy_request(
                 params,
                 agent_info: session.agent_info(),
                 headers: ReqHeaderMap::new(),
+                agent: era::AgentEra::Legacy,
             };
             let response = forward(ctx, link, request, cancel).await;
             let session = session.clone();
@@ -592,12 +597,14 @@ async fn modern_request(
             passed.insert(name.clone(), value.clone());
         }
     }
+    let log_level = meta.get(era::META_LOG_LEVEL).and_then(Value::as_str).and_then(era::LogLevel::parse);
     let request = call::Request {
         id,
         method,
         params,
         agent_info: meta.get(META_CLIENT_INFO).cloned(),
         headers: passed,
+        agent: era::AgentEra::Modern { log_level },
     };
     forward(ctx, link, request, CancellationToken::new()).await
 }

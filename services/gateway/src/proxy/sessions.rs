@@ -19,7 +19,7 @@ use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use super::CallContext;
-use super::upstream::Link;
+use super::upstream::{Link, LinkOptions};
 use crate::app::AppState;
 use crate::storage::{AgentSessionRecord, Server, StoreError, TokenPrincipal};
 
@@ -77,7 +77,8 @@ impl AgentSession {
             .link
             .get_or_try_init(|| async {
                 let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server)?;
-                let link = Link::connect(endpoint, ctx.policy.url_mode.enabled)
+                let options = LinkOptions::for_call(ctx, self.record.agent_capabilities.as_ref());
+                let link = Link::connect(endpoint, options)
                     .await
                     .map_err(|e| super::unreachable_server(&ctx.server, &e))?;
                 link.listen(ctx.clone());
@@ -114,6 +115,14 @@ impl AgentSession {
     }
 }
 
+/// What a legacy agent said about itself in `initialize`.
+pub struct AgentHello {
+    /// Its `clientInfo`.
+    pub info: Option<Value>,
+    /// Its `capabilities`.
+    pub capabilities: Option<Value>,
+}
+
 /// What replicas tell each other about sessions.
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -139,7 +148,7 @@ impl Sessions {
         principal: &TokenPrincipal,
         server: &Server,
         protocol_version: &str,
-        agent_info: Option<Value>,
+        agent: AgentHello,
         link: Arc<Link>,
     ) -> Result<String, StoreError> {
         let session_id =
@@ -151,7 +160,8 @@ impl Sessions {
             user_id: principal.user.id,
             server_id: server.id,
             protocol_version: protocol_version.to_owned(),
-            agent_info,
+            agent_info: agent.info,
+            agent_capabilities: agent.capabilities,
             created_at: now,
             last_seen_at: now,
         };

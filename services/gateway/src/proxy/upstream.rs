@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Mutex, RwLock, broadcast};
 
 use super::meta::{RawObject, raw};
+use crate::domain::ServerProtocol;
 
 /// Which generation of the protocol a server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,48 @@ pub enum Generation {
     Legacy,
     Modern,
 }
+
+/// How long an era probe (`initialize` with `notifications/initialized`, or
+/// `server/discover`) may take in all, streams included: a server that
+/// accepts and never finishes its handshake must not hold a call.
+pub const HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How to connect to a server.
+#[derive(Clone, Default)]
+pub struct LinkOptions {
+    /// Declare URL-mode elicitation (the org's policy allows it).
+    pub url_mode: bool,
+    /// Which era to speak (the registry's setting).
+    pub protocol: ServerProtocol,
+    /// Client capabilities beyond elicitation to declare in a legacy session:
+    /// `sampling` and `roots`, when the legacy agent behind the link declared
+    /// them and Herald can relay the server's requests to it.
+    pub relayed: Map<String, Value>,
+}
+
+impl LinkOptions {
+    /// For a call's link: the org's URL-mode rule, the server's era setting,
+    /// and the legacy agent's `capabilities` (from its `initialize`), of which
+    /// Herald relays `sampling` and `roots`. Modern agents' links relay none.
+    pub fn for_call(ctx: &super::CallContext, agent_capabilities: Option<&Value>) -> Self {
+        let relayed = agent_capabilities
+            .and_then(Value::as_object)
+            .map(|c| {
+                c.iter()
+                    .filter(|(name, value)| {
+                        RELAYED_CAPABILITIES.contains(&name.as_str()) && value.is_object()
+                    })
+                    .map(|(name, value)| (name.clone(), value.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        LinkOptions { url_mode: ctx.policy.url_mode.enabled, protocol: ctx.server.protocol, relayed }
+    }
+}
+
+/// Client capabilities Herald declares upstream on a legacy agent's behalf,
+/// because it can relay the server's requests to that agent.
+pub const RELAYED_CAPABILITIES: [&str; 2] = ["sampling", "roots"];
 
 /// What Herald tells servers about itself.
 pub fn client_info() -> Value {
@@ -53,6 +96,17 @@ fn elicitation_capability(version: &str, url_mode: bool) -> Value {
     }
 }
 
+/// Herald's capabilities in a legacy session: elicitation, plus what it relays.
+fn legacy_capabilities(options: &LinkOptions) -> Value {
+    let mut capabilities = elicitation_capability(PROTOCOL_VERSION_2025_11_25, options.url_mode);
+    if let Value::Object(c) = &mut capabilities {
+        for (name, value) in &options.relayed {
+            c.insert(name.clone(), value.clone());
+        }
+    }
+    capabilities
+}
+
 #[allow(clippy::large_enum_variant)] // one per agent session or user: size is irrelevant
 pub enum Link {
     Legacy(LegacyLink),
@@ -60,21 +114,55 @@ pub enum Link {
 }
 
 impl Link {
-    /// Connects: `server/discover` first, `initialize` when the server turns
-    /// out to be legacy (a 4xx without a recognised modern error).
-    pub async fn connect(endpoint: Endpoint, url_mode: bool) -> Result<Arc<Link>, TransportError> {
-        match ModernLink::discover(&endpoint, url_mode).await? {
-            Some(discovered) => Ok(Arc::new(Link::Modern(ModernLink {
-                endpoint,
-                url_mode,
-                discovered,
-                next_id: AtomicI64::new(1),
-            }))),
-            None => {
-                let link = LegacyLink::initialize(endpoint, url_mode).await?;
-                Ok(Arc::new(Link::Legacy(link)))
-            }
-        }
+    /// Connects in the era the registry chose for the server.
+    ///
+    /// `Auto` opens a 2025-11-25 session whenever the server offers one: it
+    /// carries every kind of question (pushed `elicitation/create`, which
+    /// tools written with `ctx.elicit`-style helpers can only send in that
+    /// era, and resolver-style ones). Only a server that refuses `initialize`
+    /// is asked `server/discover` and spoken to in 2026-07-28.
+    pub async fn connect(endpoint: Endpoint, options: LinkOptions) -> Result<Arc<Link>, TransportError> {
+        let link = match options.protocol {
+            ServerProtocol::Legacy => Link::Legacy(LegacyLink::initialize(endpoint, options).await?),
+            ServerProtocol::Modern => match ModernLink::discover(&endpoint, options.url_mode).await? {
+                Ok(discovered) => Link::Modern(ModernLink::new(endpoint, options.url_mode, discovered)),
+                Err(why) => {
+                    return Err(TransportError::Protocol(format!(
+                        "it is set to speak 2026-07-28, but server/discover {why}"
+                    )));
+                }
+            },
+            ServerProtocol::Auto => match LegacyLink::initialize(endpoint.clone(), options.clone()).await {
+                Ok(legacy) => Link::Legacy(legacy),
+                // Unreachable is unreachable in either era: no second probe.
+                Err(e @ (TransportError::Connect(_) | TransportError::Timeout(_))) => return Err(e),
+                Err(legacy) => match ModernLink::discover(&endpoint, options.url_mode).await? {
+                    Ok(discovered) => Link::Modern(ModernLink::new(endpoint, options.url_mode, discovered)),
+                    Err(modern) => {
+                        return Err(TransportError::Protocol(format!(
+                            "it speaks neither MCP era: initialize (2025-11-25): {legacy}; \
+                             server/discover (2026-07-28) {modern}"
+                        )));
+                    }
+                },
+            },
+        };
+        Ok(Arc::new(link))
+    }
+
+    /// Asks the server in both eras at once (a connection test): what each
+    /// probe found, so an admin sees which eras the server offers.
+    pub async fn probe(endpoint: Endpoint, options: LinkOptions) -> Probes {
+        let (legacy, modern) = tokio::join!(
+            LegacyLink::initialize(endpoint.clone(), options.clone()),
+            ModernLink::discover(&endpoint, options.url_mode),
+        );
+        let modern = match modern {
+            Ok(Ok(discovered)) => Ok(ModernLink::new(endpoint, options.url_mode, discovered)),
+            Ok(Err(why)) => Err(format!("server/discover {why}")),
+            Err(e) => Err(format!("server/discover failed: {e}")),
+        };
+        Probes { legacy: legacy.map_err(|e| format!("initialize failed: {e}")), modern }
     }
 
     /// Keeps the standalone GET stream open (legacy servers): notifications
@@ -145,6 +233,40 @@ impl Link {
                 (state.capabilities.clone(), state.server_info.clone(), state.instructions.clone())
             }
         }
+    }
+}
+
+/// What [`Link::probe`] found in each era.
+pub struct Probes {
+    pub legacy: Result<LegacyLink, String>,
+    pub modern: Result<ModernLink, String>,
+}
+
+impl Probes {
+    /// The link Herald would use under `protocol`, ending the other probe's session.
+    pub async fn choose(self, protocol: ServerProtocol) -> Result<Arc<Link>, String> {
+        let Probes { legacy, modern } = self;
+        let chosen = match (protocol, legacy, modern) {
+            (ServerProtocol::Auto | ServerProtocol::Legacy, Ok(legacy), _) => Ok(Link::Legacy(legacy)),
+            (ServerProtocol::Legacy, Err(why), _) => Err(format!("it is set to speak 2025-11-25, but {why}")),
+            (ServerProtocol::Modern, legacy, Ok(modern)) => {
+                if let Ok(legacy) = legacy {
+                    legacy.close().await;
+                }
+                Ok(Link::Modern(modern))
+            }
+            (ServerProtocol::Modern, legacy, Err(why)) => {
+                if let Ok(legacy) = legacy {
+                    legacy.close().await;
+                }
+                Err(format!("it is set to speak 2026-07-28, but {why}"))
+            }
+            (ServerProtocol::Auto, Err(_), Ok(modern)) => Ok(Link::Modern(modern)),
+            (ServerProtocol::Auto, Err(legacy), Err(modern)) => {
+                Err(format!("it speaks neither MCP era: {legacy}; {modern}"))
+            }
+        };
+        chosen.map(Arc::new)
     }
 }
 
@@ -231,8 +353,23 @@ pub struct ModernLink {
 }
 
 impl ModernLink {
-    /// `Some(result)` when the server speaks 2026-07-28; `None` when it is legacy.
-    async fn discover(endpoint: &Endpoint, url_mode: bool) -> Result<Option<Value>, TransportError> {
+    fn new(endpoint: Endpoint, url_mode: bool, discovered: Value) -> Self {
+        ModernLink { endpoint, url_mode, discovered, next_id: AtomicI64::new(1) }
+    }
+
+    /// `Ok(result)` when the server speaks 2026-07-28; `Err(why not)` when
+    /// it answered, but not as a 2026-07-28 server does. A transport failure
+    /// is the outer error. Bounded by [`HANDSHAKE_LIMIT`].
+    async fn discover(endpoint: &Endpoint, url_mode: bool) -> Result<Result<Value, String>, TransportError> {
+        tokio::time::timeout(HANDSHAKE_LIMIT, Self::discover_unbounded(endpoint, url_mode))
+            .await
+            .unwrap_or(Err(TransportError::Timeout(HANDSHAKE_LIMIT)))
+    }
+
+    async fn discover_unbounded(
+        endpoint: &Endpoint,
+        url_mode: bool,
+    ) -> Result<Result<Value, String>, TransportError> {
         let mut params = RawObject::default();
         params.set("_meta", raw(&Value::Object(meta(None, url_mode))));
         let request = Message::request(
@@ -243,16 +380,23 @@ impl ModernLink {
         let headers = modern_headers("server/discover", None);
         match endpoint.post(request.to_json(), &headers).await {
             Ok((Reply::Message(Message::Response { result, .. }), _)) => Ok(discovered(&result)),
+            Ok((Reply::Message(Message::Error { error, .. }), _)) => {
+                Ok(Err(format!("answered with error {}: {}", error.code, error.message)))
+            }
             Ok((Reply::Stream(mut stream), _)) => {
                 use futures_util::StreamExt;
                 while let Some(message) = stream.next().await {
-                    if let Message::Response { result, .. } = message? {
-                        return Ok(discovered(&result));
+                    match message? {
+                        Message::Response { result, .. } => return Ok(discovered(&result)),
+                        Message::Error { error, .. } => {
+                            return Ok(Err(format!("answered with error {}: {}", error.code, error.message)));
+                        }
+                        _ => {}
                     }
                 }
-                Ok(None)
+                Ok(Err("closed its stream without answering".into()))
             }
-            Ok(_) => Ok(None),
+            Ok(_) => Ok(Err("accepted the request without answering it".into())),
             Err(TransportError::Status { status: 400..=499, error: Some(e), .. })
                 if [HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION]
                     .contains(&e.code) =>
@@ -262,7 +406,8 @@ impl ModernLink {
                     e.message, e.code
                 )))
             }
-            Err(TransportError::Status { status: 400..=499, .. }) => Ok(None),
+            // Not a recognised modern error: the server is not a 2026-07-28 one.
+            Err(e @ TransportError::Status { status: 400..=499, .. }) => Ok(Err(format!("got {e}"))),
             Err(e) => Err(e),
         }
     }
@@ -303,13 +448,23 @@ impl ModernLink {
     }
 }
 
-fn discovered(result: &RawValue) -> Option<Value> {
-    let value: Value = serde_json::from_str(result.get()).ok()?;
-    let speaks = value
-        .get("supportedVersions")
-        .and_then(Value::as_array)
-        .is_some_and(|v| v.iter().any(|s| s.as_str() == Some(PROTOCOL_VERSION_2026_07_28)));
-    speaks.then_some(value)
+/// A `DiscoverResult` that lists 2026-07-28, or why the answer is not one.
+fn discovered(result: &RawValue) -> Result<Value, String> {
+    let value: Value =
+        serde_json::from_str(result.get()).map_err(|_| "answered with invalid JSON".to_owned())?;
+    let Some(versions) = value.get("supportedVersions").and_then(Value::as_array) else {
+        return Err("answered without supportedVersions (not a DiscoverResult)".into());
+    };
+    if !versions.iter().any(|s| s.as_str() == Some(PROTOCOL_VERSION_2026_07_28)) {
+        return Err(format!("lists supportedVersions {versions:?} without {PROTOCOL_VERSION_2026_07_28}")
+            .chars()
+            .take(300)
+            .collect());
+    }
+    if !value.get("capabilities").is_none_or(Value::is_object) {
+        return Err("answered with capabilities that are not an object".into());
+    }
+    Ok(value)
 }
 
 fn meta(agent_info: Option<&Value>, url_mode: bool) -> Map<String, Value> {
@@ -335,7 +490,7 @@ fn modern_headers(method: &str, name: Option<&str>) -> PostHeaders {
 
 pub struct LegacyLink {
     endpoint: Endpoint,
-    url_mode: bool,
+    options: LinkOptions,
     state: RwLock<LegacyState>,
     /// One re-initialisation at a time.
     reinit: Mutex<()>,
@@ -358,12 +513,12 @@ struct LegacyState {
 static EPOCHS: AtomicU64 = AtomicU64::new(1);
 
 impl LegacyLink {
-    async fn initialize(endpoint: Endpoint, url_mode: bool) -> Result<LegacyLink, TransportError> {
-        let state = handshake(&endpoint, url_mode).await?;
+    async fn initialize(endpoint: Endpoint, options: LinkOptions) -> Result<LegacyLink, TransportError> {
+        let state = handshake(&endpoint, &options).await?;
         let (notifications, _) = broadcast::channel(64);
         Ok(LegacyLink {
             endpoint,
-            url_mode,
+            options,
             state: RwLock::new(state),
             reinit: Mutex::new(()),
             next_id: AtomicI64::new(1),
@@ -428,7 +583,7 @@ impl LegacyLink {
             return Ok(()); // someone else already did
         }
         tracing::info!(server = %self.endpoint.url().host_str().unwrap_or("-"), "upstream session expired; re-initialising");
-        let fresh = handshake(&self.endpoint, self.url_mode).await?;
+        let fresh = handshake(&self.endpoint, &self.options).await?;
         *self.state.write().await = fresh;
         Ok(())
     }
@@ -453,11 +608,20 @@ impl Drop for LegacyLink {
     }
 }
 
-/// `initialize` and `notifications/initialized`.
-async fn handshake(endpoint: &Endpoint, url_mode: bool) -> Result<LegacyState, TransportError> {
+/// `initialize` and `notifications/initialized`, bounded by [`HANDSHAKE_LIMIT`].
+async fn handshake(endpoint: &Endpoint, options: &LinkOptions) -> Result<LegacyState, TransportError> {
+    tokio::time::timeout(HANDSHAKE_LIMIT, handshake_unbounded(endpoint, options))
+        .await
+        .unwrap_or(Err(TransportError::Timeout(HANDSHAKE_LIMIT)))
+}
+
+async fn handshake_unbounded(
+    endpoint: &Endpoint,
+    options: &LinkOptions,
+) -> Result<LegacyState, TransportError> {
     let params = json!({
         "protocolVersion": PROTOCOL_VERSION_2025_11_25,
-        "capabilities": elicitation_capability(PROTOCOL_VERSION_2025_11_25, url_mode),
+        "capabilities": legacy_capabilities(options),
         "clientInfo": client_info(),
     });
     let request = Message::request(RequestId::Integer(0), "initialize", Some(raw(&params)));
@@ -475,9 +639,18 @@ async fn handshake(endpoint: &Endpoint, url_mode: bool) -> Result<LegacyState, T
             use futures_util::StreamExt;
             let mut found = None;
             while let Some(message) = stream.next().await {
-                if let Message::Response { result, .. } = message? {
-                    found = Some(result);
-                    break;
+                match message? {
+                    Message::Response { result, .. } => {
+                        found = Some(result);
+                        break;
+                    }
+                    Message::Error { error, .. } => {
+                        return Err(TransportError::Protocol(format!(
+                            "initialize failed: {} ({})",
+                            error.message, error.code
+                        )));
+                    }
+                    _ => {}
                 }
             }
             found.ok_or_else(|| TransportError::Protocol("initialize got no result".into()))?
@@ -486,10 +659,18 @@ async fn handshake(endpoint: &Endpoint, url_mode: bool) -> Result<LegacyState, T
     };
     let result: Value =
         serde_json::from_str(result.get()).map_err(|e| TransportError::Protocol(e.to_string()))?;
+    if !result.is_object() {
+        return Err(TransportError::Protocol(
+            "initialize answered with something other than an object".into(),
+        ));
+    }
     let version =
         result.get("protocolVersion").and_then(Value::as_str).unwrap_or(PROTOCOL_VERSION_2025_06_18);
     if ![PROTOCOL_VERSION_2025_06_18, PROTOCOL_VERSION_2025_11_25, "2025-03-26"].contains(&version) {
-        return Err(TransportError::Protocol(format!("the server answered protocol version {version:?}")));
+        let version: String = version.chars().take(40).collect();
+        return Err(TransportError::Protocol(format!(
+            "initialize answered protocol version {version:?}, not a 2025 revision"
+        )));
     }
     let state = LegacyState {
         session_id: head.session_id,

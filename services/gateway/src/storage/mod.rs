@@ -19,7 +19,7 @@ use ::time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::config::DatabaseUrl;
-use crate::domain::Role;
+use crate::domain::{Role, ServerProtocol};
 
 pub use self::postgres::PostgresStore;
 pub use self::sqlite::SqliteStore;
@@ -174,6 +174,7 @@ pub struct Server {
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
     pub cut_off: Option<CutOff>,
+    pub protocol: ServerProtocol,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,6 +191,7 @@ pub struct NewServer {
     pub url: String,
     pub header_names: Vec<String>,
     pub headers_sealed: Vec<u8>,
+    pub protocol: ServerProtocol,
 }
 
 /// A partial update; `None` leaves a field as it is.
@@ -198,6 +200,7 @@ pub struct ServerChanges {
     pub name: Option<String>,
     pub url: Option<String>,
     pub headers: Option<(Vec<String>, Vec<u8>)>,
+    pub protocol: Option<ServerProtocol>,
 }
 
 #[derive(Debug, Clone)]
@@ -315,6 +318,8 @@ pub struct AgentSessionRecord {
     pub server_id: Uuid,
     pub protocol_version: String,
     pub agent_info: Option<serde_json::Value>,
+    /// The capabilities the agent declared in `initialize`.
+    pub agent_capabilities: Option<serde_json::Value>,
     pub created_at: OffsetDateTime,
     pub last_seen_at: OffsetDateTime,
 }

@@ -7,7 +7,7 @@ use super::{
     AgentSessionRecord, ApiToken, AuditEntry, CutOff, DbTime, Elicitation, Invite, Member, Membership, Mute,
     Org, Outcome, PendingGroup, Server, ServerSnapshot, StoredPolicy, TokenPrincipal, User, UserCredentials,
 };
-use crate::domain::Role;
+use crate::domain::{Role, ServerProtocol};
 
 fn role(raw: &str) -> Result<Role, sqlx::Error> {
     Role::parse(raw).ok_or_else(|| sqlx::Error::Decode(format!("unknown role {raw:?}").into()))
@@ -184,6 +184,7 @@ pub(super) struct ServerRow {
     pub cut_off_at: Option<DbTime>,
     pub cut_off_by: Option<Uuid>,
     pub cut_off_reason: Option<String>,
+    pub protocol: String,
 }
 
 impl From<ServerRow> for Server {
@@ -203,6 +204,8 @@ impl From<ServerRow> for Server {
                 by: r.cut_off_by,
                 reason: r.cut_off_reason.unwrap_or_default(),
             }),
+            // The column's CHECK admits only the three choices.
+            protocol: ServerProtocol::parse(&r.protocol).unwrap_or_default(),
         }
     }
 }
@@ -371,6 +374,7 @@ pub(super) struct AgentSessionRow {
     pub server_id: Uuid,
     pub protocol_version: String,
     pub agent_info: Option<Json<serde_json::Value>>,
+    pub agent_capabilities: Option<Json<serde_json::Value>>,
     pub created_at: DbTime,
     pub last_seen_at: DbTime,
 }
@@ -384,6 +388,7 @@ impl From<AgentSessionRow> for AgentSessionRecord {
             server_id: r.server_id,
             protocol_version: r.protocol_version,
             agent_info: r.agent_info.map(|j| j.0),
+            agent_capabilities: r.agent_capabilities.map(|j| j.0),
             created_at: r.created_at.0,
             last_seen_at: r.last_seen_at.0,
         }

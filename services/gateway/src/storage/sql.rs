@@ -62,7 +62,7 @@ macro_rules! end_pending_where {
 macro_rules! server_cols {
     () => {
         "id, org_id, slug, name, url, header_names, headers_sealed, created_at, \
-         updated_at, cut_off_at, cut_off_by, cut_off_reason"
+         updated_at, cut_off_at, cut_off_by, cut_off_reason, protocol"
     };
 }
 
@@ -678,8 +678,8 @@ macro_rules! impl_store {
             ) -> $crate::storage::Result<$crate::storage::Server> {
                 use $crate::storage::{rows::ServerRow, sql::unique_means, Conflict, DbTime};
                 let row: ServerRow = sqlx::query_as(concat!(
-                    "INSERT INTO servers (id, org_id, slug, name, url, header_names, headers_sealed, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ",
+                    "INSERT INTO servers (id, org_id, slug, name, url, header_names, headers_sealed, created_at, updated_at, \
+                     protocol) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING ",
                     $crate::storage::sql::server_cols!()
                 ))
                 .bind(server.id)
@@ -690,6 +690,7 @@ macro_rules! impl_store {
                 .bind(sqlx::types::Json(&server.header_names))
                 .bind(&server.headers_sealed)
                 .bind(DbTime(now))
+                .bind(server.protocol.as_str())
                 .fetch_one(&self.pool)
                 .await
                 .map_err(unique_means(Conflict::ServerSlugTaken))?;
@@ -727,7 +728,7 @@ macro_rules! impl_store {
                 let row: Option<ServerRow> = sqlx::query_as(concat!(
                     "UPDATE servers SET name = COALESCE($3, name), url = COALESCE($4, url), \
                      header_names = COALESCE($5, header_names), headers_sealed = COALESCE($6, headers_sealed), \
-                     updated_at = $7 WHERE org_id = $1 AND slug = $2 RETURNING ",
+                     protocol = COALESCE($8, protocol), updated_at = $7 WHERE org_id = $1 AND slug = $2 RETURNING ",
                     $crate::storage::sql::server_cols!()
                 ))
                 .bind(org_id)
@@ -737,6 +738,7 @@ macro_rules! impl_store {
                 .bind(names.map(sqlx::types::Json))
                 .bind(sealed)
                 .bind(DbTime(now))
+                .bind(changes.protocol.map(|p| p.as_str()))
                 .fetch_optional(&self.pool)
                 .await?;
                 row.map(Into::into).ok_or(StoreError::NotFound)
@@ -1070,7 +1072,8 @@ macro_rules! impl_store {
                 use $crate::storage::DbTime;
                 sqlx::query(
                     "INSERT INTO agent_sessions (id_hash, org_id, user_id, server_id, protocol_version, \
-                     agent_info, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                     agent_info, created_at, last_seen_at, agent_capabilities) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 )
                 .bind(&s.id_hash)
                 .bind(s.org_id)
@@ -1080,6 +1083,7 @@ macro_rules! impl_store {
                 .bind(s.agent_info.as_ref().map(sqlx::types::Json))
                 .bind(DbTime(s.created_at))
                 .bind(DbTime(s.last_seen_at))
+                .bind(s.agent_capabilities.as_ref().map(sqlx::types::Json))
                 .execute(&self.pool)
                 .await?;
                 Ok(())
@@ -1090,8 +1094,8 @@ macro_rules! impl_store {
                 id_hash: &[u8],
             ) -> $crate::storage::Result<Option<$crate::storage::AgentSessionRecord>> {
                 let row: Option<$crate::storage::rows::AgentSessionRow> = sqlx::query_as(
-                    "SELECT id_hash, org_id, user_id, server_id, protocol_version, agent_info, created_at, \
-                     last_seen_at FROM agent_sessions WHERE id_hash = $1",
+                    "SELECT id_hash, org_id, user_id, server_id, protocol_version, agent_info, agent_capabilities, \
+                     created_at, last_seen_at FROM agent_sessions WHERE id_hash = $1",
                 )
                 .bind(id_hash)
                 .fetch_optional(&self.pool)

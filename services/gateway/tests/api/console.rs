@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
-use crate::mcp_support::{Dashboard, DemoWorld as World, PATIENCE};
+use crate::mcp_support::{Dashboard, DemoWorld as World, PATIENCE, pin_protocol};
 use crate::support::{Session, body, problem};
 
 async fn world(options: Options) -> World {
@@ -172,16 +172,48 @@ async fn console_calls_are_refused_precisely() {
     problem(tools, StatusCode::FORBIDDEN, "forbidden").await;
 }
 
+/// A server that speaks both eras: the test shows both offered, and under `auto` Herald speaks
+/// 2025-11-25 to it (a session carries every kind of question); pinned, the other era.
 #[tokio::test]
-async fn an_admin_tests_the_connection_of_a_modern_server() {
+async fn a_connection_test_shows_the_eras_a_server_offers_and_the_one_herald_speaks() {
     let w = world(Options::default()).await;
     let report = body(w.owner.post("/api/v1/orgs/acme/servers/demo/test", &json!({})).await).await;
     assert_eq!(report["ok"], true, "{report}");
-    assert_eq!(report["generation"], "modern");
-    assert_eq!(report["protocol_version"], "2026-07-28");
+    assert_eq!(report["protocol_setting"], "auto");
+    assert_eq!(
+        report["eras"],
+        json!([
+            { "era": "2025-11-25", "offered": true, "protocol_version": "2025-11-25" },
+            { "era": "2026-07-28", "offered": true, "protocol_version": "2026-07-28" },
+        ])
+    );
+    assert_eq!(report["generation"], "legacy");
+    assert_eq!(report["protocol_version"], "2025-11-25");
     assert!(report["tool_count"].as_u64().unwrap() >= 3, "{report}");
     assert!(report["server_info"]["name"].is_string());
     assert!(report.get("error").is_none());
+
+    pin_protocol(&w.owner, "demo", "2026-07-28").await;
+    let report = body(w.owner.post("/api/v1/orgs/acme/servers/demo/test", &json!({})).await).await;
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(report["protocol_setting"], "2026-07-28");
+    assert_eq!(report["generation"], "modern");
+    assert_eq!(report["protocol_version"], "2026-07-28");
+    assert!(report["tool_count"].as_u64().unwrap() >= 3, "{report}");
+}
+
+/// A legacy-only server pinned to 2026-07-28 fails the test, saying why; both eras are reported.
+#[tokio::test]
+async fn a_server_pinned_to_an_era_it_does_not_speak_fails_its_test_with_the_reason() {
+    let w = world(legacy_only()).await;
+    pin_protocol(&w.owner, "demo", "2026-07-28").await;
+    let report = body(w.owner.post("/api/v1/orgs/acme/servers/demo/test", &json!({})).await).await;
+    assert_eq!(report["ok"], false, "{report}");
+    assert_eq!(report["eras"][0]["offered"], true, "{report}");
+    assert_eq!(report["eras"][1]["offered"], false, "{report}");
+    assert!(report["eras"][1]["detail"].as_str().unwrap().starts_with("server/discover"), "{report}");
+    let error = report["error"].as_str().unwrap();
+    assert!(error.starts_with("it is set to speak 2026-07-28, but server/discover"), "{error}");
 }
 
 #[tokio::test]
@@ -191,6 +223,7 @@ async fn an_admin_tests_the_connection_of_a_legacy_server() {
     assert_eq!(report["ok"], true, "{report}");
     assert_eq!(report["generation"], "legacy");
     assert_eq!(report["protocol_version"], "2025-11-25");
+    assert_eq!(report["eras"][1]["offered"], false, "{report}");
     assert_eq!(report["tool_count"].as_u64().unwrap() as usize, TOOL_NAMES.len(), "{report}");
 }
 

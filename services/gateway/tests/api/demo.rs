@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use crate::mcp_support::{
-    Agent as RawAgent, Dashboard, DemoWorld as World, PATIENCE, latest, result as raw_result,
+    Agent as RawAgent, Dashboard, DemoWorld as World, PATIENCE, latest, pin_protocol, result as raw_result,
     text as raw_text,
 };
 use crate::support::body;
@@ -127,11 +127,12 @@ async fn respond_over_rest(w: &World, id: &Value, answer: Value) -> Value {
     body(response).await
 }
 
-/// 1. A legacy agent, a modern upstream: Herald speaks 2026-07-28 to the demo server, which returns
+/// 1. A legacy agent, a modern upstream: the demo server pinned to 2026-07-28, so it returns
 /// `input_required`; the person confirms on the dashboard; the agent gets the deployment.
 #[tokio::test]
 async fn a_legacy_rmcp_agent_deploys_once_the_person_confirms_over_the_websocket() {
     let w = world(Options::default()).await;
+    pin_protocol(&w.owner, "demo", "2026-07-28").await;
     let mut dashboard = Dashboard::open(&w.app, &w.token).await;
     let (agent, _) = connect(&w, Generation::Legacy).await;
     let tools = agent.list_all_tools().await.expect("tools/list through Herald");
@@ -147,7 +148,7 @@ async fn a_legacy_rmcp_agent_deploys_once_the_person_confirms_over_the_websocket
     assert_eq!(created["status"], "pending");
     assert_eq!(created["requested_schema"]["properties"]["confirm"]["type"], "boolean");
     let id = created["id"].clone();
-    assert_eq!(stored(&w, &id).await.protocol, "modern", "Herald prefers the modern generation upstream");
+    assert_eq!(stored(&w, &id).await.protocol, "modern", "pinned to the modern generation upstream");
 
     let ack = dashboard.respond(&id, "accept", Some(json!({ "confirm": true }))).await;
     assert_eq!(ack["type"], "ack", "{ack}");

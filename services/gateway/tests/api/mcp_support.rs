@@ -78,6 +78,13 @@ pub async fn register(owner: &Session, slug: &str, name: &str, url: &str) {
     assert_eq!(response.status(), 201, "register {slug}: {}", response.text().await.unwrap());
 }
 
+/// Pins the era Herald speaks to a registered server (`auto`, `2025-11-25`, `2026-07-28`).
+pub async fn pin_protocol(owner: &Session, slug: &str, protocol: &str) {
+    let response =
+        owner.patch(&format!("/api/v1/orgs/acme/servers/{slug}"), &json!({ "protocol": protocol })).await;
+    assert_eq!(response.status(), 200, "pin {slug} to {protocol}: {}", response.text().await.unwrap());
+}
+
 // --- agents ------------------------------------------------------------------------------
 
 #[derive(Clone)]

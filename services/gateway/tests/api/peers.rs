@@ -23,8 +23,9 @@ async fn world(peer: Peer, slug: &str, name: &str) -> World {
     World { app, owner, token, peer }
 }
 
-/// The Python SDK returns `input_required` to Herald's modern link; a legacy
-/// agent never sees it: it gets the final result once the person answers.
+/// A resolver-style tool of the Python SDK (it pushes in a 2025-11-25 session, the era Herald
+/// picks for a server that speaks both); a legacy agent gets the final result once the person
+/// answers.
 #[tokio::test]
 #[ignore = "needs the peer servers: tests/peers/install.sh"]
 async fn python_modern_input_required_answered_over_the_websocket_for_a_legacy_agent() {
@@ -76,6 +77,36 @@ async fn python_modern_input_required_answered_over_the_websocket_for_a_legacy_a
     let record = latest(&w.owner).await;
     assert_eq!(record["content"]["party_size"], 4);
     assert_eq!(record["decided_by"], "user");
+}
+
+/// Issue 12, case 1: a tool written with the Python SDK's `ctx.elicit` can ask only in a
+/// 2025-11-25 session. The server also answers `server/discover`, and Herald used to speak
+/// 2026-07-28 to it, where every such call failed (-32600, no back-channel). Under `auto`
+/// Herald opens a session, so the question reaches the person whatever era the agent speaks,
+/// and a 2026-07-28 agent receives a valid 2026-07-28 result.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn a_ctx_elicit_tool_of_a_dual_era_python_server_asks_agents_of_both_eras() {
+    let w = world(Peer::Python, "py", "Python Peer").await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    for (n, agent) in [Agent::legacy(&w.app, &w.token, "py").await, Agent::modern(&w.app, &w.token, "py")]
+        .into_iter()
+        .enumerate()
+    {
+        let modern = n == 1;
+        let call = tokio::spawn({
+            let agent = agent.clone();
+            async move { agent.call(3, "confirm_deploy", json!({ "service": "api" })).await }
+        });
+        let created = dashboard.next_of("elicitation.created").await;
+        assert_eq!(created["tool"], "confirm_deploy");
+        assert_eq!(created["message"], "Deploy api to production?");
+        let ack = dashboard.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        let done = call.await.unwrap();
+        assert_eq!(text(&done), r#"deploy api: accepted: {"confirm": true}"#, "{}", done.to_json());
+        assert_eq!(result(&done).get("resultType").and_then(Value::as_str), modern.then_some("complete"));
+    }
 }
 
 #[tokio::test]
@@ -248,10 +279,19 @@ async fn url_mode_is_shown_with_its_url_and_accept_means_consent() {
 #[ignore = "needs the peer servers: tests/peers/install.sh"]
 async fn plain_calls_pass_through_untouched() {
     let w = world(Peer::Everything, "everything", "Everything").await;
-    for agent in
+    for (n, agent) in
         [Agent::legacy(&w.app, &w.token, "everything").await, Agent::modern(&w.app, &w.token, "everything")]
+            .into_iter()
+            .enumerate()
     {
+        let modern = n == 1;
         let (_, listed) = agent.request(1, "tools/list", json!({})).await;
+        // Issue 12, case 2: a 2026-07-28 agent gets 2026-07-28 results from a 2025-11-25-only
+        // server (`resultType`, and the cache hints of list results); a legacy agent gets them as sent.
+        let listed_result = result(&listed);
+        assert_eq!(listed_result.get("resultType").and_then(Value::as_str), modern.then_some("complete"));
+        assert_eq!(listed_result.get("cacheScope").and_then(Value::as_str), modern.then_some("private"));
+        assert_eq!(listed_result.get("ttlMs").and_then(Value::as_u64), modern.then_some(0));
         let names: Vec<_> = result(&listed)["tools"]
             .as_array()
             .unwrap()
@@ -261,6 +301,7 @@ async fn plain_calls_pass_through_untouched() {
         assert!(names.contains(&"echo".to_owned()), "{names:?}");
         let echoed = agent.call(2, "echo", json!({ "message": "héllo ✓ \u{202e}" })).await;
         assert!(text(&echoed).contains("héllo ✓ \u{202e}"), "{}", text(&echoed));
+        assert_eq!(result(&echoed).get("resultType").and_then(Value::as_str), modern.then_some("complete"));
         let summed = agent.call(3, "get-structured-content", json!({ "location": "New York" })).await;
         assert!(result(&summed)["structuredContent"].is_object(), "{}", summed.to_json());
         let (_, pong) = agent.request(4, "ping", json!({})).await;

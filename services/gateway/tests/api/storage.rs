@@ -37,6 +37,7 @@ fn server(slug: &str) -> NewServer {
         url: "https://x.example/mcp".into(),
         header_names: vec![],
         headers_sealed: vec![],
+        protocol: Default::default(),
     }
 }
 

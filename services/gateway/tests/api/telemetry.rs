@@ -152,8 +152,12 @@ async fn logged(herald: &Herald, message: &str) -> Value {
 }
 
 /// The owner signed in, the upstream registered as `demo`, and an agent token.
+/// The owner and an agent token; the upstream is spoken to in 2026-07-28 (so a question is a
+/// call and its retry).
 async fn prepare(herald: &Herald, upstream: &str) -> (Session, String) {
-    crate::cli::bootstrapped_owner(&herald.base, upstream).await
+    let (owner, token) = crate::cli::bootstrapped_owner(&herald.base, upstream).await;
+    crate::mcp_support::pin_protocol(&owner, "demo", "2026-07-28").await;
+    (owner, token)
 }
 
 /// A modern `tools/call` of `deploy` that carries the agent's `traceparent` header.

@@ -1,0 +1,8 @@
+-- Which protocol era Herald speaks to each server: 'auto' (a 2025-11-25 session when the server
+-- offers one, else 2026-07-28), or an era an admin pinned.
+ALTER TABLE servers ADD COLUMN protocol TEXT NOT NULL DEFAULT 'auto'
+    CHECK (protocol IN ('auto', '2025-11-25', '2026-07-28'));
+
+-- The capabilities a legacy agent declared in `initialize` (JSON): Herald relays a server's
+-- sampling and roots requests only to agents that can answer them.
+ALTER TABLE agent_sessions ADD COLUMN agent_capabilities JSONB;
