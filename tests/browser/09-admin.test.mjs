@@ -21,7 +21,7 @@ after(async () => {
   await browser?.close();
 });
 
-test("Servers: Test connection reports what the server speaks and how many tools it has", { timeout: 60_000 }, async () => {
+test("Servers: Test connection reports the eras the server offers, the one Herald speaks and how many tools it has", { timeout: 60_000 }, async () => {
   const context = await newContext(browser);
   await signInByApi(context);
   const page = await context.newPage();
@@ -30,7 +30,9 @@ test("Servers: Test connection reports what the server speaks and how many tools
   await card.getByRole("button", { name: "Test the connection to Demo Server" }).click();
   const report = card.locator(".test-result.ok");
   await report.waitFor();
-  assert.match(await report.innerText(), /^Connected in \d+ ms: .*MCP 2026-07-28, \d+ tools\.$/);
+  // The demo server speaks both eras; automatic means a 2025-11-25 session.
+  assert.match(await report.innerText(),
+    /^Connected in \d+ ms: .*Herald speaks MCP 2025-11-25 to it, \d+ tools\. It offers 2025-11-25 and 2026-07-28\.$/);
   await screenshot(page, "admin-servers-test.png");
   await context.close();
 });

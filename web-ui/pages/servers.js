@@ -72,6 +72,7 @@ export default async function render(root, { org, membership }) {
       facts([
         ["URL", el("code", { class: "wrap" }, s.url)],
         ["Headers", s.header_names.length ? s.header_names.join(", ") : "none"],
+        ["Protocol era", PROTOCOL_CHOICES.find(([value]) => value === s.protocol)?.[1] ?? s.protocol],
         ["Cut off", s.cut_off ? el("span", {}, time(s.cut_off.at), s.cut_off.reason ? ` — ${s.cut_off.reason}` : " (no reason given)") : null],
         ["Updated", time(s.updated_at)],
       ]),
@@ -110,16 +111,25 @@ export default async function render(root, { org, membership }) {
   await refresh();
 }
 
-/** A connection test's report as one sentence (the server's own words stay text). */
+/** The registry's era settings, as the form offers them. */
+const PROTOCOL_CHOICES = [
+  ["auto", "Automatic (2025-11-25 when the server offers it, else 2026-07-28)"],
+  ["2025-11-25", "2025-11-25 (sessions; servers ask by pushing questions)"],
+  ["2026-07-28", "2026-07-28 (stateless; servers ask by returning input_required)"],
+];
+
+/** A connection test's report as sentences (the server's own words stay text). */
 function connectionText(report) {
   const info = report.server_info ?? {};
   const who = [info.name, info.version].filter((v) => typeof v === "string" && v).join(" ");
-  const speaks = report.generation ? `${report.generation === "modern" ? "MCP" : "legacy MCP"} ${report.protocol_version}` : null;
+  const speaks = report.generation ? `Herald speaks MCP ${report.protocol_version} to it` : null;
+  const eras = (report.eras ?? []).length
+    ? ` It offers ${report.eras.filter((e) => e.offered).map((e) => e.era).join(" and ") || "neither MCP era"}.` : "";
   if (report.ok) {
     const tools = `${report.tool_count} tool${report.tool_count === 1 ? "" : "s"}`;
-    return `Connected in ${report.elapsed_ms} ms: ${[who || null, speaks, tools].filter(Boolean).join(", ")}.`;
+    return `Connected in ${report.elapsed_ms} ms: ${[who || null, speaks, tools].filter(Boolean).join(", ")}.${eras}`;
   }
-  return `Could not complete the test after ${report.elapsed_ms} ms${speaks ? ` (${speaks})` : ""}: ${report.error}`;
+  return `Could not complete the test after ${report.elapsed_ms} ms${speaks ? ` (${speaks})` : ""}: ${report.error}${eras}`;
 }
 
 /** Register (no `server`) or edit form. Header values are write-only: never shown again. */
@@ -131,16 +141,19 @@ function serverForm({ org, server, onSaved, onCancel }) {
   const name = field("Name", el("input", { type: "text", autocomplete: "off", maxlength: 100, value: server?.name }));
   const url = field("URL", el("input", { type: "url", autocomplete: "off", spellcheck: "false", value: server?.url }),
     { help: "The server's Streamable HTTP endpoint: https, or plain http to localhost." });
+  const protocol = field("Protocol era", el("select", {}, PROTOCOL_CHOICES.map(([value, text]) =>
+    el("option", { value, selected: (server?.protocol ?? "auto") === value }, text))),
+    { help: "Which MCP era Herald speaks to this server. Automatic suits nearly every server; \"Test connection\" shows which eras it offers." });
   const headers = headerRows(editing
     ? `Leave these rows empty to keep the current headers (${server.header_names.join(", ") || "none"}). Filling any row replaces the whole set.`
     : "For example Authorization: Bearer …. Values are encrypted and never shown again, not even to admins.");
   const clear = editing && server.header_names.length
     ? field("Remove all headers", el("input", { type: "checkbox" }), { help: "Sends no headers to the server from now on." }) : null;
-  const fields = { slug, name, url };
+  const fields = { slug, name, url, protocol };
   const submit = el("button", { type: "submit" }, editing ? "Save changes" : "Register server");
   const form = el("form", { class: editing ? "inline-form" : "card", novalidate: true },
     editing ? el("h3", {}, `Edit ${server.name}`) : el("h2", {}, "Register a server"),
-    errors, slug?.node, name.node, url.node, headers.node, clear?.node,
+    errors, slug?.node, name.node, url.node, protocol.node, headers.node, clear?.node,
     el("div", { class: "actions" }, submit, onCancel ? el("button", { type: "button", class: "quiet", onclick: onCancel }, "Cancel") : null));
 
   form.addEventListener("submit", (event) => {
@@ -152,6 +165,7 @@ function serverForm({ org, server, onSaved, onCancel }) {
     if (set === undefined) return; // a row is incomplete; its error is shown
     const body = editing ? { name: name.control.value.trim(), url: url.control.value.trim() }
       : { slug: slug.control.value.trim(), name: name.control.value.trim(), url: url.control.value.trim() };
+    body.protocol = protocol.control.value;
     if (set) body.headers = set;
     else if (clear?.control.checked) body.headers = {};
     busy(submit, async () => {

@@ -25,6 +25,12 @@ Tools:
                              `inputRequests` + `requestState`; the retry carries `inputResponses`.
                              Returns JSON text: {"action", "restaurant", "booking" (validated,
                              server defaults filled in), "fields_sent" (keys the client sent)}.
+  ask_model(prompt)          legacy push of `sampling/createMessage` on the call's stream
+                             (`ctx.session.create_message(..., related_request_id=...)`; the SDK
+                             sends it whatever the client declared).  Returns `model said: TEXT`,
+                             or `sampling failed: MESSAGE (CODE)` when the client answers an error.
+  list_my_roots()            `roots/list` (on the standalone stream: the SDK sends it unrelated to
+                             the call).  Returns `roots: URI, …` or `roots failed: MESSAGE (CODE)`.
   slow_elicit(timeout_seconds=5.0)
                              legacy push with the SDK's own request timeout
                              (`request_read_timeout_seconds`).  If the client does not answer in
@@ -58,6 +64,7 @@ from mcp.server.mcpserver import (
     Resolve,
 )
 from mcp.server.elicitation import render_elicitation_schema
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 
 mcp = MCPServer(
@@ -138,6 +145,32 @@ async def book_table(
             sort_keys=True,
         )
     return json.dumps({"restaurant": restaurant, "action": booking.action}, sort_keys=True)
+
+
+@mcp.tool()
+async def ask_model(prompt: str, ctx: Context) -> str:
+    """Ask the client's model (sampling/createMessage, on this call's stream)."""
+    try:
+        result = await ctx.session.create_message(
+            [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))],
+            max_tokens=50,
+            related_request_id=ctx.request_id,
+        )
+    except MCPError as e:
+        return f"sampling failed: {e.error.message} ({e.error.code})"
+    content = result.content
+    text = content.text if isinstance(content, types.TextContent) else type(content).__name__
+    return f"model said: {text}"
+
+
+@mcp.tool()
+async def list_my_roots(ctx: Context) -> str:
+    """Ask the client for its roots (roots/list, on the standalone stream)."""
+    try:
+        result = await ctx.session.list_roots()
+    except MCPError as e:
+        return f"roots failed: {e.error.message} ({e.error.code})"
+    return "roots: " + ", ".join(str(root.uri) for root in result.roots)
 
 
 @mcp.tool()

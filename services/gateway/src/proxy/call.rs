@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
-use herald_mcp::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, URL_ELICITATION_REQUIRED};
+use herald_mcp::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, URL_ELICITATION_REQUIRED};
 use herald_mcp::transport::{MessageStream, Reply, TransportError};
 use herald_mcp::{Message, RequestId};
 use reqwest::header::HeaderMap;
@@ -35,6 +35,7 @@ use super::CallContext;
 use super::elicit::{Intake, elicit_result, intake};
 use super::era::{self, AgentEra};
 use super::meta::{RawObject, raw};
+use super::relay;
 use super::upstream::{Generation, LegacyLink, Link, ModernLink};
 use crate::broker::events::{ServerEvent, ServerView};
 use crate::broker::outcome::{DecidedBy, cancelled, reason};
@@ -275,11 +276,16 @@ impl Relay<'_> {
         // A URL elicitation's id as the server knows it → our record.
         let mut url_ids: HashMap<String, Uuid> = HashMap::new();
         let mut answering = FuturesUnordered::new();
+        // The server's requests relayed to the agent (sampling, roots): Herald's id for each.
+        let mut relaying = FuturesUnordered::new();
+        let mut relayed_ids: Vec<RequestId> = Vec::new();
+        // The agent answers on a person's time scale, as a person answers a question.
+        let relay_limit = Duration::from_secs(u64::from(self.ctx.policy.elicitation.timeout_secs));
         let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
         keepalive.reset();
         let idle = tokio::time::sleep(UPSTREAM_IDLE);
         tokio::pin!(idle);
-        loop {
+        let outcome = loop {
             tokio::select! {
                 () = self.gone() => {
                     self.end_all(open.values().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
@@ -287,7 +293,7 @@ impl Relay<'_> {
                     if let Err(e) = Box::pin(link.notify("notifications/cancelled", params)).await {
                         tracing::debug!(error = %e, "could not tell the server the call was cancelled");
                     }
-                    return None;
+                    break None;
                 }
                 item = stream.next() => {
                     idle.as_mut().reset(tokio::time::Instant::now() + UPSTREAM_IDLE);
@@ -295,12 +301,12 @@ impl Relay<'_> {
                         Some(Ok(message)) => message,
                         Some(Err(e)) => {
                             self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
-                            return Some(self.upstream_error(&request.id, &e));
+                            break Some(self.upstream_error(&request.id, &e));
                         }
                         None => {
                             self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
                             let lost = TransportError::Lost("the stream ended before the response".into());
-                            return Some(self.upstream_error(&request.id, &lost));
+                            break Some(self.upstream_error(&request.id, &lost));
                         }
                     };
                     match message {
@@ -338,9 +344,27 @@ impl Relay<'_> {
                         Message::Request { id, method, .. } if method == "ping" => {
                             let _ = Box::pin(link.respond(id, raw(&json!({})))).await;
                         }
-                        Message::Request { id, method, .. } => {
-                            let refusal = format!("{method} is not supported by this client");
-                            let _ = Box::pin(link.respond_error(id, METHOD_NOT_FOUND, &refusal)).await;
+                        Message::Request { id, method, params } => {
+                            match relay::refusal(&method, &self.request.agent, link.relayed()) {
+                                Some(why) => {
+                                    tracing::info!(server = %self.ctx.server.slug, %method, reason = %why, "server request not relayed");
+                                    let _ = Box::pin(link.reply(relay::refused(id, &why))).await;
+                                }
+                                None => {
+                                    // To the agent on this call's stream; its answer comes back by POST.
+                                    let (herald_id, answer) = link.answers.expect();
+                                    let ask = Message::Request { id: herald_id.clone(), method, params };
+                                    if self.down.send(Down::Message(ask)).await.is_err() {
+                                        link.answers.forget(&herald_id);
+                                        continue; // `gone` ends the call next turn
+                                    }
+                                    relayed_ids.push(herald_id.clone());
+                                    relaying.push(
+                                        async move { (id, herald_id, tokio::time::timeout(relay_limit, answer).await) }
+                                            .boxed(),
+                                    );
+                                }
+                            }
                         }
                         Message::Notification { method, params } if method == "notifications/cancelled" => {
                             let withdrawn = params
@@ -374,7 +398,7 @@ impl Relay<'_> {
                         Message::Response { ref id, .. } | Message::Error { id: Some(ref id), .. } if id == upstream_id => {
                             // The server finished without waiting for these: it withdrew them.
                             self.end_all(open.values().copied(), DecidedBy::Server, reason::SERVER_CANCELLED).await;
-                            return Some(answer_for(&request.id, message));
+                            break Some(answer_for(&request.id, message));
                         }
                         _ => {}
                     }
@@ -389,14 +413,33 @@ impl Relay<'_> {
                         tracing::warn!(error = %e, "could not send the answer upstream");
                     }
                 }
-                _ = keepalive.tick(), if !open.is_empty() => {
+                Some((server_id, herald_id, got)) = relaying.next() => {
+                    relayed_ids.retain(|id| *id != herald_id);
+                    let answer = match got {
+                        Ok(Ok(answer)) => Ok(answer),
+                        Ok(Err(_)) => Err("the agent's session ended before it answered".to_owned()),
+                        Err(_) => {
+                            link.answers.forget(&herald_id);
+                            Err(format!("the agent did not answer within {} seconds", relay_limit.as_secs()))
+                        }
+                    };
+                    if let Err(e) = Box::pin(link.reply(relay::to_server(server_id, answer))).await {
+                        tracing::warn!(error = %e, "could not send the agent's answer upstream");
+                    }
+                }
+                _ = keepalive.tick(), if !open.is_empty() || !relaying.is_empty() => {
                     let _ = self.keep_alive().await;
                 }
-                () = &mut idle, if open.is_empty() => {
-                    return Some(self.upstream_error(&request.id, &TransportError::Timeout(UPSTREAM_IDLE)));
+                () = &mut idle, if open.is_empty() && relaying.is_empty() => {
+                    break Some(self.upstream_error(&request.id, &TransportError::Timeout(UPSTREAM_IDLE)));
                 }
             }
+        };
+        // Answers still awaited will find nobody: the call is over.
+        for id in &relayed_ids {
+            link.answers.forget(id);
         }
+        outcome
     }
 
     // --- modern servers: input_required results, answered by retrying -----------------------

@@ -13,6 +13,7 @@ pub mod console;
 pub mod elicit;
 pub mod era;
 pub mod meta;
+pub mod relay;
 pub mod sessions;
 pub mod upstream;
 
@@ -434,7 +435,14 @@ async fn legacy_request(
             }
             StatusCode::ACCEPTED.into_response()
         }
-        // Herald sends agents no requests, so there is nothing to answer; notifications end here.
+        // The agent's answer to a server's request Herald relayed to it (sampling, roots).
+        answer @ (Message::Response { .. } | Message::Error { id: Some(_), .. }) => {
+            match state.proxy.sessions.answered(state, &session, answer).await {
+                Ok(()) => StatusCode::ACCEPTED.into_response(),
+                Err(why) => rpc(StatusCode::BAD_REQUEST, &Message::error(None, INVALID_REQUEST, why)),
+            }
+        }
+        // Other notifications from the agent end here.
         _ => StatusCode::ACCEPTED.into_response(),
     }
 }

@@ -113,7 +113,20 @@ impl AgentSession {
     pub fn agent_info(&self) -> Option<Value> {
         self.record.agent_info.clone()
     }
+
+    /// The agent's answer to a request Herald relayed from the server, if
+    /// this replica's link for the session awaits it (`Err` gives it back).
+    fn deliver_here(&self, answer: Message) -> Result<(), Message> {
+        match self.link.get().map(AsRef::as_ref) {
+            Some(Link::Legacy(link)) => link.answers.deliver(answer),
+            _ => Err(answer),
+        }
+    }
 }
+
+/// The largest answer told to other replicas (PostgreSQL's NOTIFY payload
+/// is at most 8000 bytes, the event's envelope included).
+const MAX_FORWARDED_ANSWER: usize = 7 * 1024;
 
 /// What a legacy agent said about itself in `initialize`.
 pub struct AgentHello {
@@ -123,12 +136,24 @@ pub struct AgentHello {
     pub capabilities: Option<Value>,
 }
 
-/// What replicas tell each other about sessions.
+/// What replicas tell each other about sessions. The variants' names are
+/// the events' `kind` on the wire, shared with older replicas.
+#[allow(clippy::enum_variant_names)]
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum SessionEvent {
-    AgentSessionEnded { session: String },
-    AgentRequestCancelled { session: String, request: RequestId },
+    AgentSessionEnded {
+        session: String,
+    },
+    AgentRequestCancelled {
+        session: String,
+        request: RequestId,
+    },
+    /// The agent answered a request Herald relayed from the server (its JSON).
+    AgentAnswered {
+        session: String,
+        answer: String,
+    },
 }
 
 fn id_hash(session_id: &str) -> Vec<u8> {
@@ -268,6 +293,34 @@ impl Sessions {
         tell_replicas(state, event);
     }
 
+    /// The agent answered a request Herald relayed to it from the server:
+    /// to this replica's link if it awaits the answer, else to the others.
+    /// `Err` says why the answer cannot reach its request.
+    pub async fn answered(
+        &self,
+        state: &AppState,
+        session: &AgentSession,
+        answer: Message,
+    ) -> Result<(), String> {
+        let answer = match session.deliver_here(answer) {
+            Ok(()) => return Ok(()),
+            Err(answer) => answer,
+        };
+        if state.store.single_process() {
+            return Err("no request of the server awaits this answer".into());
+        }
+        let json = answer.to_json();
+        if json.len() > MAX_FORWARDED_ANSWER {
+            return Err(format!(
+                "this answer is for a request running on another replica and is over {} KiB, the most Herald passes between replicas",
+                MAX_FORWARDED_ANSWER / 1024
+            ));
+        }
+        let event = SessionEvent::AgentAnswered { session: encode(&session.record.id_hash), answer: json };
+        state.tell_replicas(&event).await;
+        Ok(())
+    }
+
     /// Another replica's session event; `false` when `payload` is not one.
     pub fn on_replica_event(&self, payload: &str) -> bool {
         let Ok(event) = serde_json::from_str::<SessionEvent>(payload) else { return false };
@@ -286,6 +339,14 @@ impl Sessions {
                 let token = local.and_then(|s| s.in_flight.lock().expect("in-flight lock").remove(&request));
                 if let Some(token) = token {
                     token.cancel();
+                }
+            }
+            SessionEvent::AgentAnswered { session, answer } => {
+                let local =
+                    decode(&session).and_then(|h| self.local.lock().expect("sessions lock").get(&h).cloned());
+                if let (Some(local), Ok(answer)) = (local, Message::parse(answer.as_bytes())) {
+                    // Only the replica whose link awaits it takes it; the others ignore it.
+                    let _ = local.deliver_here(answer);
                 }
             }
         }

@@ -335,6 +335,32 @@ async fn on_stream_message(
                 },
             }
         }
+        Message::Request { id, method, params } if super::relay::capability_for(&method).is_some() => {
+            let listening = legacy.notifications.receiver_count() > 0;
+            if let Some(why) = super::relay::refusal_outside_calls(&method, legacy.relayed(), listening) {
+                let _ = legacy.reply(super::relay::refused(id, &why)).await;
+                return;
+            }
+            // To the agent's standalone stream; its answer comes back by POST.
+            let (herald_id, answer) = legacy.answers.expect();
+            let _ = legacy.notifications.send(Message::Request { id: herald_id.clone(), method, params });
+            let limit = std::time::Duration::from_secs(u64::from(ctx.policy.elicitation.timeout_secs));
+            let link = link.clone();
+            tokio::spawn(async move {
+                let Link::Legacy(legacy) = link.as_ref() else { return };
+                let answer = match tokio::time::timeout(limit, answer).await {
+                    Ok(Ok(answer)) => Ok(answer),
+                    Ok(Err(_)) => Err("the agent's session ended before it answered".to_owned()),
+                    Err(_) => {
+                        legacy.answers.forget(&herald_id);
+                        Err(format!("the agent did not answer within {} seconds", limit.as_secs()))
+                    }
+                };
+                if let Err(e) = legacy.reply(super::relay::to_server(id, answer)).await {
+                    tracing::warn!(error = %e, "could not send the agent's answer upstream");
+                }
+            });
+        }
         Message::Request { id, method, .. } => {
             let refusal = format!("{method} is not supported by this client");
             let _ = legacy.respond_error(id, herald_mcp::jsonrpc::METHOD_NOT_FOUND, &refusal).await;
@@ -495,8 +521,11 @@ pub struct LegacyLink {
     /// One re-initialisation at a time.
     reinit: Mutex<()>,
     next_id: AtomicI64,
-    /// Notifications from the standalone GET stream, for agents that listen.
+    /// Notifications from the standalone GET stream, for agents that listen
+    /// (and the server's requests relayed to the agent there).
     pub notifications: broadcast::Sender<Message>,
+    /// Answers awaited from the agent to the server's relayed requests.
+    pub answers: super::relay::AgentAnswers,
     listening: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -523,6 +552,7 @@ impl LegacyLink {
             reinit: Mutex::new(()),
             next_id: AtomicI64::new(1),
             notifications,
+            answers: Default::default(),
             listening: std::sync::Mutex::new(None),
         })
     }
@@ -554,6 +584,17 @@ impl LegacyLink {
     pub async fn respond(&self, id: RequestId, result: Box<RawValue>) -> Result<(), TransportError> {
         let (headers, _) = self.headers().await;
         self.endpoint.post(Message::response(id, result).to_json(), &headers).await.map(|_| ())
+    }
+
+    /// POSTs any message in the session (a relayed answer, with its error data intact).
+    pub async fn reply(&self, message: Message) -> Result<(), TransportError> {
+        let (headers, _) = self.headers().await;
+        self.endpoint.post(message.to_json(), &headers).await.map(|_| ())
+    }
+
+    /// The client capabilities Herald declared for the agent behind this link.
+    pub fn relayed(&self) -> &Map<String, Value> {
+        &self.options.relayed
     }
 
     pub async fn respond_error(&self, id: RequestId, code: i64, message: &str) -> Result<(), TransportError> {

@@ -167,13 +167,28 @@ impl Agent {
 
     /// A 2025-11-25 agent of any Herald at `base`.
     pub async fn legacy_at(base: &str, org: &str, token: &str, server: &str) -> Self {
+        Self::legacy_declaring_at(base, org, token, server, json!({})).await
+    }
+
+    /// A 2025-11-25 agent that declares `capabilities` (e.g. `{"sampling": {}}`).
+    pub async fn legacy_declaring(app: &TestApp, token: &str, server: &str, capabilities: Value) -> Self {
+        Self::legacy_declaring_at(&app.base, "acme", token, server, capabilities).await
+    }
+
+    async fn legacy_declaring_at(
+        base: &str,
+        org: &str,
+        token: &str,
+        server: &str,
+        capabilities: Value,
+    ) -> Self {
         let endpoint = Self::endpoint(base, org, token, server);
         let init = Message::request(
             RequestId::Integer(0),
             "initialize",
             Some(raw(&json!({
                 "protocolVersion": "2025-11-25",
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": { "name": "herald-test-agent", "version": "1" },
             }))),
         );
@@ -266,6 +281,52 @@ impl Agent {
             }
             Reply::Accepted => panic!("a request got 202"),
         })
+    }
+
+    /// Calls a tool as a legacy agent that answers the server's requests relayed to it on the
+    /// call's stream with `answer(request)` (POSTed in its session); returns the requests it was
+    /// sent and the final message.
+    pub async fn call_answering(
+        &self,
+        id: i64,
+        tool: &str,
+        arguments: Value,
+        answer: impl Fn(&Message) -> Message,
+    ) -> (Vec<Message>, Message) {
+        let params = json!({ "name": tool, "arguments": arguments });
+        let message = Message::request(RequestId::Integer(id), "tools/call", Some(raw(&params)));
+        let (reply, _) = self.endpoint.post(message.to_json(), &self.headers(None, None)).await.unwrap();
+        let mut asked = Vec::new();
+        let mut stream = match reply {
+            Reply::Stream(stream) => stream,
+            Reply::Message(m) => return (asked, m),
+            Reply::Accepted => panic!("a request got 202"),
+        };
+        while let Some(item) = stream.next().await {
+            match item.expect("the stream stays well-formed") {
+                request @ Message::Request { .. } => {
+                    let reply = answer(&request);
+                    asked.push(request);
+                    let (taken, _) =
+                        self.endpoint.post(reply.to_json(), &self.headers(None, None)).await.unwrap();
+                    assert!(matches!(taken, Reply::Accepted), "Herald takes the agent's answer with 202");
+                }
+                Message::Notification { .. } => {}
+                last => return (asked, last),
+            }
+        }
+        panic!("the stream ended without a response");
+    }
+
+    /// Opens a legacy agent's standalone stream (GET); its messages, as they come.
+    pub async fn listen(&self) -> herald_mcp::transport::MessageStream {
+        let Generation::Legacy { session, version } = &self.generation else { panic!("a legacy agent") };
+        self.endpoint.open_stream(session, version).await.expect("Herald opens the stream").expect("a stream")
+    }
+
+    /// POSTs any message in the agent's session (an answer to a relayed request).
+    pub async fn send(&self, message: &Message) -> Reply {
+        self.endpoint.post(message.to_json(), &self.headers(None, None)).await.expect("Herald takes it").0
     }
 
     /// Calls a tool; returns the final message.

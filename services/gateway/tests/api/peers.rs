@@ -4,6 +4,8 @@
 
 use serde_json::{Value, json};
 
+use herald_mcp::Message;
+
 use crate::mcp_support::{Agent, Dashboard, Peer, PeerProcess, latest, register, result, text};
 use crate::support::{Session, TestApp, body};
 
@@ -393,4 +395,122 @@ async fn a_legacy_agent_cancelling_its_call_cancels_the_question() {
     // The cancelled call's stream ends without a response (the test agent
     // treats that as a failure, hence the panicked task): none is owed.
     assert!(call.await.unwrap_err().is_panic(), "no response follows a cancellation");
+}
+
+// --- the server's own requests (sampling, roots) in legacy sessions ------------------------
+
+/// A sampling answer, as an agent's model would give it.
+fn sampled(request: &Message, text: &str) -> Message {
+    let Message::Request { id, .. } = request else { panic!("a request") };
+    let answer = json!({
+        "role": "assistant",
+        "content": { "type": "text", "text": text },
+        "model": "test-model",
+        "stopReason": "endTurn",
+    });
+    Message::response(id.clone(), crate::mcp_support::raw(&answer))
+}
+
+fn method_of(message: &Message) -> &str {
+    message.method().expect("a request")
+}
+
+/// server-everything offers its sampling tool only to clients that declared sampling: Herald
+/// declares it upstream for a legacy agent that declared it, relays the server's
+/// `sampling/createMessage` to the agent on the call's stream (under an id of Herald's own), and
+/// carries the agent's answer back.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn sampling_is_relayed_to_a_legacy_agent_that_declared_it() {
+    let w = world(Peer::Everything, "everything", "Everything").await;
+    let agent = Agent::legacy_declaring(&w.app, &w.token, "everything", json!({ "sampling": {} })).await;
+    let (_, listed) = agent.request(1, "tools/list", json!({})).await;
+    assert!(
+        result(&listed)["tools"].to_string().contains("trigger-sampling-request"),
+        "{}",
+        listed.to_json()
+    );
+    let (asked, done) = agent
+        .call_answering(2, "trigger-sampling-request", json!({ "prompt": "Say hi", "maxTokens": 20 }), |r| {
+            sampled(r, "Hi from the agent's model")
+        })
+        .await;
+    assert_eq!(asked.len(), 1);
+    assert_eq!(method_of(&asked[0]), "sampling/createMessage");
+    assert!(matches!(asked[0].id(), Some(herald_mcp::RequestId::String(id)) if id.starts_with("herald-")));
+    assert!(asked[0].to_json().contains("Say hi"), "{}", asked[0].to_json());
+    assert!(text(&done).contains("Hi from the agent's model"), "{}", done.to_json());
+
+    // Agents that did not declare sampling never see the tool: Herald declared nothing for them.
+    for agent in
+        [Agent::legacy(&w.app, &w.token, "everything").await, Agent::modern(&w.app, &w.token, "everything")]
+    {
+        let (_, listed) = agent.request(1, "tools/list", json!({})).await;
+        assert!(!result(&listed)["tools"].to_string().contains("trigger-sampling-request"));
+    }
+}
+
+/// The Python SDK sends `sampling/createMessage` whatever the client declared. Herald relays it
+/// to a legacy agent that declared sampling (its answer, an error included, reaches the server);
+/// every other agent's server gets a JSON-RPC error that says why, at once.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn sampling_reaches_only_agents_that_can_answer_and_the_server_learns_why_otherwise() {
+    let w = world(Peer::Python, "py", "Python Peer").await;
+    let args = json!({ "prompt": "Name a colour" });
+
+    let able = Agent::legacy_declaring(&w.app, &w.token, "py", json!({ "sampling": {} })).await;
+    let (asked, done) = able.call_answering(2, "ask_model", args.clone(), |r| sampled(r, "teal")).await;
+    assert_eq!(asked.len(), 1);
+    assert_eq!(text(&done), "model said: teal");
+    let (_, refused) = able
+        .call_answering(3, "ask_model", args.clone(), |r| {
+            Message::error(r.id().cloned(), -1, "the user rejected the sampling request")
+        })
+        .await;
+    assert_eq!(text(&refused), "sampling failed: the user rejected the sampling request (-1)");
+
+    let undeclared = Agent::legacy(&w.app, &w.token, "py").await;
+    let (asked, done) =
+        undeclared.call_answering(2, "ask_model", args.clone(), |_| panic!("not relayed")).await;
+    assert!(asked.is_empty());
+    assert_eq!(
+        text(&done),
+        "sampling failed: sampling/createMessage cannot be relayed: the agent did not declare the sampling capability (-32601)"
+    );
+
+    let modern = Agent::modern(&w.app, &w.token, "py");
+    let done = modern.call(2, "ask_model", args).await;
+    assert_eq!(
+        text(&done),
+        "sampling failed: sampling/createMessage cannot be relayed: the agent speaks MCP 2026-07-28, which has no \
+         requests from server to client (-32601)"
+    );
+}
+
+/// The Python SDK sends `roots/list` on the standalone stream: Herald relays it to the agent's
+/// own standalone stream and carries the answer back.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn roots_asked_outside_a_call_reach_the_agents_standalone_stream() {
+    use futures_util::StreamExt;
+    let w = world(Peer::Python, "py", "Python Peer").await;
+    let agent =
+        Agent::legacy_declaring(&w.app, &w.token, "py", json!({ "roots": { "listChanged": false } })).await;
+    let mut stream = agent.listen().await;
+    let call = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.call(2, "list_my_roots", json!({})).await }
+    });
+    let asked = loop {
+        match stream.next().await.expect("the stream stays open").expect("well-formed") {
+            request @ Message::Request { .. } => break request,
+            _ => continue,
+        }
+    };
+    assert_eq!(method_of(&asked), "roots/list");
+    let roots = json!({ "roots": [{ "uri": "file:///work/project", "name": "project" }] });
+    let answer = Message::response(asked.id().unwrap().clone(), crate::mcp_support::raw(&roots));
+    assert!(matches!(agent.send(&answer).await, herald_mcp::transport::Reply::Accepted));
+    assert_eq!(text(&call.await.unwrap()), "roots: file:///work/project");
 }
