@@ -93,6 +93,58 @@ pub struct RawSettings {
     /// `GET /metrics` (Prometheus text, unauthenticated): `on` or `off`.
     #[arg(long, env = "HERALD_METRICS", default_value = "on", global = true)]
     pub metrics: String,
+    #[command(flatten)]
+    pub upstream: UpstreamSettings,
+}
+
+/// How long Herald waits for upstream servers, as given (`30`, `30s`, `500ms`).
+#[derive(Debug, Args, Clone)]
+pub struct UpstreamSettings {
+    /// Opening a connection to a server (TCP and TLS).
+    #[arg(
+        long = "upstream-connect-timeout",
+        env = "HERALD_UPSTREAM_CONNECT_TIMEOUT",
+        default_value = "5s",
+        global = true
+    )]
+    pub connect_timeout: String,
+    /// A server's whole handshake (`initialize` and its stream, or `server/discover`).
+    #[arg(
+        long = "upstream-handshake-timeout",
+        env = "HERALD_UPSTREAM_HANDSHAKE_TIMEOUT",
+        default_value = "15s",
+        global = true
+    )]
+    pub handshake_timeout: String,
+    /// A server's response headers to any request (not its stream's events). Some servers send
+    /// headers only with their first event, 15 s after the request: keep this above that.
+    #[arg(
+        long = "upstream-response-timeout",
+        env = "HERALD_UPSTREAM_RESPONSE_TIMEOUT",
+        default_value = "30s",
+        global = true
+    )]
+    pub response_timeout: String,
+}
+
+impl Default for UpstreamSettings {
+    fn default() -> Self {
+        Self { connect_timeout: "5s".into(), handshake_timeout: "15s".into(), response_timeout: "30s".into() }
+    }
+}
+
+/// How long Herald waits for upstream servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpstreamLimits {
+    pub connect: Duration,
+    pub handshake: Duration,
+    pub response_headers: Duration,
+}
+
+impl Default for UpstreamLimits {
+    fn default() -> Self {
+        Config::upstream_limits(&UpstreamSettings::default()).expect("the defaults are valid")
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -108,6 +160,7 @@ pub struct Config {
     pub session_ttl: Duration,
     /// Whether `GET /metrics` is served.
     pub metrics_endpoint: bool,
+    pub upstream: UpstreamLimits,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,7 +245,9 @@ impl Config {
                 return Err(bad("--metrics", "HERALD_METRICS", format!("{other:?} is not one of: on, off")));
             }
         };
+        let upstream = Self::upstream_limits(&raw.upstream)?;
         Ok(Self {
+            upstream,
             metrics_endpoint,
             listen,
             public_url_given: raw.public_url.is_some(),
@@ -202,6 +257,33 @@ impl Config {
             log_filter,
             log_format,
             session_ttl: Duration::from_secs(session_hours * 3600),
+        })
+    }
+
+    fn upstream_limits(raw: &UpstreamSettings) -> Result<UpstreamLimits, ConfigError> {
+        let seconds = |given: &str, flag, env| {
+            parse_duration(given)
+                .filter(|d| *d >= Duration::from_millis(100) && *d <= Duration::from_secs(600))
+                .ok_or_else(|| {
+                    bad(flag, env, format!("{given:?} is not a duration from 100ms to 600s, like 15s"))
+                })
+        };
+        Ok(UpstreamLimits {
+            connect: seconds(
+                &raw.connect_timeout,
+                "--upstream-connect-timeout",
+                "HERALD_UPSTREAM_CONNECT_TIMEOUT",
+            )?,
+            handshake: seconds(
+                &raw.handshake_timeout,
+                "--upstream-handshake-timeout",
+                "HERALD_UPSTREAM_HANDSHAKE_TIMEOUT",
+            )?,
+            response_headers: seconds(
+                &raw.response_timeout,
+                "--upstream-response-timeout",
+                "HERALD_UPSTREAM_RESPONSE_TIMEOUT",
+            )?,
         })
     }
 
@@ -238,6 +320,17 @@ impl Config {
     pub fn dashboard_link(&self, page: &str, secret: &str) -> String {
         format!("{}/{page}#token={secret}", self.public_url.as_str().trim_end_matches('/'))
     }
+}
+
+/// `15`, `15s` or `500ms`.
+pub fn parse_duration(given: &str) -> Option<Duration> {
+    let given = given.trim();
+    let (number, unit) = match given.strip_suffix("ms") {
+        Some(n) => (n, 1),
+        None => (given.strip_suffix('s').unwrap_or(given), 1000),
+    };
+    let number: u64 = number.trim().parse().ok()?;
+    Some(Duration::from_millis(number.checked_mul(unit)?))
 }
 
 fn parse_public_url(given: &str) -> Result<url::Url, ConfigError> {
@@ -307,6 +400,7 @@ mod tests {
             log_format: "pretty".into(),
             session_hours: "168".into(),
             metrics: "on".into(),
+            upstream: UpstreamSettings::default(),
         }
     }
 
@@ -330,6 +424,9 @@ mod tests {
             (|r| r.log_format = "xml".into(), "HERALD_LOG_FORMAT"),
             (|r| r.session_hours = "0".into(), "HERALD_SESSION_HOURS"),
             (|r| r.metrics = "maybe".into(), "HERALD_METRICS"),
+            (|r| r.upstream.connect_timeout = "0s".into(), "HERALD_UPSTREAM_CONNECT_TIMEOUT"),
+            (|r| r.upstream.handshake_timeout = "soon".into(), "HERALD_UPSTREAM_HANDSHAKE_TIMEOUT"),
+            (|r| r.upstream.response_timeout = "3600s".into(), "HERALD_UPSTREAM_RESPONSE_TIMEOUT"),
         ];
         for (mutate, env) in cases {
             let mut settings = raw();
@@ -337,6 +434,16 @@ mod tests {
             let err = Config::from_raw(&settings).unwrap_err();
             assert_eq!(err.env, env);
             assert!(!err.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn durations_take_seconds_or_milliseconds() {
+        assert_eq!(parse_duration("15"), Some(Duration::from_secs(15)));
+        assert_eq!(parse_duration("15s"), Some(Duration::from_secs(15)));
+        assert_eq!(parse_duration(" 250ms "), Some(Duration::from_millis(250)));
+        for bad in ["", "s", "1.5s", "-1", "5m", "ms"] {
+            assert_eq!(parse_duration(bad), None, "{bad:?}");
         }
     }
 

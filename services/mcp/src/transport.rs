@@ -24,7 +24,8 @@ use crate::jsonrpc::{ErrorObject, Message};
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// The most one SSE response may carry in total before Herald stops reading.
 pub const MAX_STREAM_BYTES: u64 = 256 * 1024 * 1024;
-/// How long to wait for response headers (not for a stream's events).
+/// How long to wait for response headers (not for a stream's events), unless
+/// the endpoint is given another bound.
 pub const RESPONSE_HEADERS_TIMEOUT: Duration = Duration::from_secs(30);
 /// Error bodies are read only this far, for the message.
 const MAX_ERROR_BODY: usize = 4096;
@@ -107,11 +108,18 @@ pub struct Endpoint {
     url: reqwest::Url,
     headers: HeaderMap,
     observer: Option<Arc<dyn Observer>>,
+    response_timeout: Duration,
 }
 
 impl Endpoint {
     pub fn new(http: reqwest::Client, url: reqwest::Url, headers: HeaderMap) -> Self {
-        Self { http, url, headers, observer: None }
+        Self { http, url, headers, observer: None, response_timeout: RESPONSE_HEADERS_TIMEOUT }
+    }
+
+    /// Waits at most `limit` for the response headers of each request.
+    pub fn response_timeout(mut self, limit: Duration) -> Self {
+        self.response_timeout = limit;
+        self
     }
 
     /// Every request of this endpoint is shown to `observer`.
@@ -178,7 +186,7 @@ impl Endpoint {
         if let Some(session) = &headers.session_id {
             request = request.header(MCP_SESSION_ID, session);
         }
-        let response = send(request).await?;
+        let response = send(request, self.response_timeout).await?;
         let head = ReplyHead {
             session_id: response
                 .headers()
@@ -242,7 +250,7 @@ impl Endpoint {
                         .header(MCP_SESSION_ID, session_id)
                         .header(MCP_PROTOCOL_VERSION, protocol_version)
                         .headers(added);
-                    let response = send(request).await?;
+                    let response = send(request, self.response_timeout).await?;
                     Ok((response.status().as_u16(), Self::stream_of(response).await))
                 },
             )
@@ -281,7 +289,7 @@ impl Endpoint {
                     .header(MCP_SESSION_ID, session_id)
                     .header(MCP_PROTOCOL_VERSION, protocol_version)
                     .headers(added);
-                send(request).await.map(|r| r.status().as_u16())
+                send(request, self.response_timeout).await.map(|r| r.status().as_u16())
             },
         )
         .await
@@ -289,10 +297,13 @@ impl Endpoint {
     }
 }
 
-async fn send(request: reqwest::RequestBuilder) -> Result<reqwest::Response, TransportError> {
-    match tokio::time::timeout(RESPONSE_HEADERS_TIMEOUT, request.send()).await {
-        Err(_) => Err(TransportError::Timeout(RESPONSE_HEADERS_TIMEOUT)),
-        Ok(Err(e)) if e.is_timeout() => Err(TransportError::Timeout(RESPONSE_HEADERS_TIMEOUT)),
+async fn send(
+    request: reqwest::RequestBuilder,
+    limit: Duration,
+) -> Result<reqwest::Response, TransportError> {
+    match tokio::time::timeout(limit, request.send()).await {
+        Err(_) => Err(TransportError::Timeout(limit)),
+        Ok(Err(e)) if e.is_timeout() => Err(TransportError::Timeout(limit)),
         Ok(Err(e)) => Err(TransportError::Connect(without_url(&e))),
         Ok(Ok(response)) => Ok(response),
     }

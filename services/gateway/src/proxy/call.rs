@@ -256,7 +256,7 @@ impl Relay<'_> {
         };
         match reply {
             Err(e) => Some(self.upstream_error(&request.id, &e)),
-            Ok(Reply::Message(m)) => Some(answer_for(&request.id, m)),
+            Ok(Reply::Message(m)) => Some(self.legacy_answer(&request.id, m)),
             Ok(Reply::Accepted) => {
                 Some(failure(&request.id, "the upstream server accepted the request but sent no response"))
             }
@@ -398,7 +398,7 @@ impl Relay<'_> {
                         Message::Response { ref id, .. } | Message::Error { id: Some(ref id), .. } if id == upstream_id => {
                             // The server finished without waiting for these: it withdrew them.
                             self.end_all(open.values().copied(), DecidedBy::Server, reason::SERVER_CANCELLED).await;
-                            break Some(answer_for(&request.id, message));
+                            break Some(self.legacy_answer(&request.id, message));
                         }
                         _ => {}
                     }
@@ -442,6 +442,24 @@ impl Relay<'_> {
         outcome
     }
 
+    /// A legacy server's final message for the agent, unless it broke its era:
+    /// an `input_required` result belongs to 2026-07-28, and in a 2025-11-25
+    /// session nobody would answer it (an agent's own SDK might, behind the
+    /// person's back).
+    fn legacy_answer(&self, id: &RequestId, message: Message) -> Message {
+        if let Message::Response { result, .. } = &message
+            && result.get().contains("input_required")
+            && RawObject::parse(Some(result)).ok().and_then(|r| r.string("resultType")).as_deref()
+                == Some("input_required")
+        {
+            let broke = TransportError::Protocol(
+                "it answered input_required (a 2026-07-28 result) in a 2025-11-25 session".into(),
+            );
+            return self.upstream_error(id, &broke);
+        }
+        answer_for(id, message)
+    }
+
     // --- modern servers: input_required results, answered by retrying -----------------------
 
     async fn modern(&mut self, link: &ModernLink, request: &Request) -> Option<Message> {
@@ -465,7 +483,7 @@ impl Relay<'_> {
                 Ok(Reply::Accepted) => {
                     return Some(failure(&request.id, "the upstream server sent no response"));
                 }
-                Ok(Reply::Stream(stream)) => match self.modern_stream(request, stream).await {
+                Ok(Reply::Stream(stream)) => match self.modern_stream(stream).await {
                     Ok(Some(m)) => m,
                     Ok(None) => return None,
                     Err(e) => return Some(self.upstream_error(&request.id, &e)),
@@ -508,11 +526,7 @@ impl Relay<'_> {
     }
 
     /// Relays a modern stream's notifications; returns its final message.
-    async fn modern_stream(
-        &mut self,
-        request: &Request,
-        mut stream: MessageStream,
-    ) -> Result<Option<Message>, TransportError> {
+    async fn modern_stream(&mut self, mut stream: MessageStream) -> Result<Option<Message>, TransportError> {
         loop {
             let item = tokio::select! {
                 () = self.gone() => return Ok(None),
@@ -529,9 +543,13 @@ impl Relay<'_> {
                         }
                     }
                     Message::Response { .. } | Message::Error { .. } => return Ok(Some(message)),
-                    // Servers of this generation may not send requests; ignore them.
+                    // Servers of this era may not send requests; one that does would wait
+                    // for an answer that cannot come.
                     Message::Request { method, .. } => {
-                        tracing::debug!(%method, id = %request.id, "ignoring a request on a modern stream");
+                        let method: String = method.chars().take(64).collect();
+                        return Err(TransportError::Protocol(format!(
+                            "it sent a request ({method}) on a 2026-07-28 response stream, which that era does not allow"
+                        )));
                     }
                 },
             }

@@ -169,7 +169,12 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
         Err(message) => return failed(Vec::new(), message_text(&message)),
     };
     // URL mode is irrelevant to a test: declare the most a server could want.
-    let options = LinkOptions { url_mode: true, protocol: server.protocol, ..LinkOptions::default() };
+    let options = LinkOptions {
+        url_mode: true,
+        protocol: server.protocol,
+        handshake: state.config.upstream.handshake,
+        ..LinkOptions::default()
+    };
     let probes = match tokio::time::timeout(TEST_LIMIT, Link::probe(endpoint, options)).await {
         Ok(probes) => probes,
         Err(_) => return failed(Vec::new(), format!("no answer within {} seconds", TEST_LIMIT.as_secs())),

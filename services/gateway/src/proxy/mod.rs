@@ -75,9 +75,9 @@ pub struct CallContext {
 
 /// Herald's agent-side state: legacy sessions (in rows; this replica's links
 /// for them), and modern agents' links, per user and server.
-#[derive(Default)]
 pub struct Proxy {
     http: reqwest::Client,
+    limits: crate::config::UpstreamLimits,
     pub sessions: sessions::Sessions,
     shared: Mutex<HashMap<SharedKey, Arc<OnceCell<Arc<Link>>>>>,
 }
@@ -86,9 +86,9 @@ pub struct Proxy {
 type SharedKey = (Uuid, Uuid, i128);
 
 impl Proxy {
-    pub fn new() -> Self {
+    pub fn new(limits: crate::config::UpstreamLimits) -> Self {
         let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
+            .connect_timeout(limits.connect)
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(90))
             // A redirect would carry the server's stored headers (an API key, say) to
@@ -97,7 +97,7 @@ impl Proxy {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("the HTTP client builds");
-        Self { http, ..Default::default() }
+        Self { http, limits, sessions: Default::default(), shared: Default::default() }
     }
 
     /// Closes every upstream link this replica holds (shutting down). A
@@ -127,7 +127,9 @@ impl Proxy {
             }
         }
         let observer = crate::telemetry::upstream::observer(org, &server.slug, &url);
-        Ok(Endpoint::new(self.http.clone(), url, map).observed(observer))
+        Ok(Endpoint::new(self.http.clone(), url, map)
+            .response_timeout(self.limits.response_headers)
+            .observed(observer))
     }
 
     async fn shared_link(&self, ctx: &CallContext) -> Result<Arc<Link>, Message> {

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Duration;
 
 use herald_mcp::headers::{
     MCP_METHOD, MCP_NAME, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
@@ -36,13 +37,8 @@ pub enum Generation {
     Modern,
 }
 
-/// How long an era probe (`initialize` with `notifications/initialized`, or
-/// `server/discover`) may take in all, streams included: a server that
-/// accepts and never finishes its handshake must not hold a call.
-pub const HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// How to connect to a server.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct LinkOptions {
     /// Declare URL-mode elicitation (the org's policy allows it).
     pub url_mode: bool,
@@ -52,6 +48,21 @@ pub struct LinkOptions {
     /// `sampling` and `roots`, when the legacy agent behind the link declared
     /// them and Herald can relay the server's requests to it.
     pub relayed: Map<String, Value>,
+    /// How long an era probe (`initialize` with `notifications/initialized`,
+    /// or `server/discover`) may take in all, streams included: a server that
+    /// accepts and never finishes its handshake must not hold a call.
+    pub handshake: Duration,
+}
+
+impl Default for LinkOptions {
+    fn default() -> Self {
+        LinkOptions {
+            url_mode: false,
+            protocol: ServerProtocol::Auto,
+            relayed: Map::new(),
+            handshake: crate::config::UpstreamLimits::default().handshake,
+        }
+    }
 }
 
 impl LinkOptions {
@@ -70,7 +81,12 @@ impl LinkOptions {
                     .collect()
             })
             .unwrap_or_default();
-        LinkOptions { url_mode: ctx.policy.url_mode.enabled, protocol: ctx.server.protocol, relayed }
+        LinkOptions {
+            url_mode: ctx.policy.url_mode.enabled,
+            protocol: ctx.server.protocol,
+            relayed,
+            handshake: ctx.state.config.upstream.handshake,
+        }
     }
 }
 
@@ -124,7 +140,7 @@ impl Link {
     pub async fn connect(endpoint: Endpoint, options: LinkOptions) -> Result<Arc<Link>, TransportError> {
         let link = match options.protocol {
             ServerProtocol::Legacy => Link::Legacy(LegacyLink::initialize(endpoint, options).await?),
-            ServerProtocol::Modern => match ModernLink::discover(&endpoint, options.url_mode).await? {
+            ServerProtocol::Modern => match ModernLink::discover(&endpoint, &options).await? {
                 Ok(discovered) => Link::Modern(ModernLink::new(endpoint, options.url_mode, discovered)),
                 Err(why) => {
                     return Err(TransportError::Protocol(format!(
@@ -136,7 +152,7 @@ impl Link {
                 Ok(legacy) => Link::Legacy(legacy),
                 // Unreachable is unreachable in either era: no second probe.
                 Err(e @ (TransportError::Connect(_) | TransportError::Timeout(_))) => return Err(e),
-                Err(legacy) => match ModernLink::discover(&endpoint, options.url_mode).await? {
+                Err(legacy) => match ModernLink::discover(&endpoint, &options).await? {
                     Ok(discovered) => Link::Modern(ModernLink::new(endpoint, options.url_mode, discovered)),
                     Err(modern) => {
                         return Err(TransportError::Protocol(format!(
@@ -155,7 +171,7 @@ impl Link {
     pub async fn probe(endpoint: Endpoint, options: LinkOptions) -> Probes {
         let (legacy, modern) = tokio::join!(
             LegacyLink::initialize(endpoint.clone(), options.clone()),
-            ModernLink::discover(&endpoint, options.url_mode),
+            ModernLink::discover(&endpoint, &options),
         );
         let modern = match modern {
             Ok(Ok(discovered)) => Ok(ModernLink::new(endpoint, options.url_mode, discovered)),
@@ -385,11 +401,14 @@ impl ModernLink {
 
     /// `Ok(result)` when the server speaks 2026-07-28; `Err(why not)` when
     /// it answered, but not as a 2026-07-28 server does. A transport failure
-    /// is the outer error. Bounded by [`HANDSHAKE_LIMIT`].
-    async fn discover(endpoint: &Endpoint, url_mode: bool) -> Result<Result<Value, String>, TransportError> {
-        tokio::time::timeout(HANDSHAKE_LIMIT, Self::discover_unbounded(endpoint, url_mode))
+    /// is the outer error. Bounded by [`LinkOptions::handshake`].
+    async fn discover(
+        endpoint: &Endpoint,
+        options: &LinkOptions,
+    ) -> Result<Result<Value, String>, TransportError> {
+        tokio::time::timeout(options.handshake, Self::discover_unbounded(endpoint, options.url_mode))
             .await
-            .unwrap_or(Err(TransportError::Timeout(HANDSHAKE_LIMIT)))
+            .unwrap_or(Err(TransportError::Timeout(options.handshake)))
     }
 
     async fn discover_unbounded(
@@ -649,11 +668,11 @@ impl Drop for LegacyLink {
     }
 }
 
-/// `initialize` and `notifications/initialized`, bounded by [`HANDSHAKE_LIMIT`].
+/// `initialize` and `notifications/initialized`, bounded by [`LinkOptions::handshake`].
 async fn handshake(endpoint: &Endpoint, options: &LinkOptions) -> Result<LegacyState, TransportError> {
-    tokio::time::timeout(HANDSHAKE_LIMIT, handshake_unbounded(endpoint, options))
+    tokio::time::timeout(options.handshake, handshake_unbounded(endpoint, options))
         .await
-        .unwrap_or(Err(TransportError::Timeout(HANDSHAKE_LIMIT)))
+        .unwrap_or(Err(TransportError::Timeout(options.handshake)))
 }
 
 async fn handshake_unbounded(

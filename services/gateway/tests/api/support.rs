@@ -95,6 +95,7 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         log_format: "pretty".into(),
         session_hours: "168".into(),
         metrics: "on".into(),
+        upstream: Default::default(),
     }
 }
 
@@ -114,9 +115,20 @@ impl TestApp {
     }
 
     pub async fn spawn_on(db: TestDb) -> Self {
+        Self::spawn_configured(db, |_| {}).await
+    }
+
+    /// A Herald whose settings `adjust` changes first (on a fresh database).
+    pub async fn spawn_with(adjust: impl FnOnce(&mut RawSettings)) -> Self {
+        Self::spawn_configured(TestDb::create().await, adjust).await
+    }
+
+    async fn spawn_configured(db: TestDb, adjust: impl FnOnce(&mut RawSettings)) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let config = Config::from_raw(&settings(&db.url(), "127.0.0.1:0", Some(base.clone()))).unwrap();
+        let mut raw = settings(&db.url(), "127.0.0.1:0", Some(base.clone()));
+        adjust(&mut raw);
+        let config = Config::from_raw(&raw).unwrap();
         let state = app::prepare(config).await.expect("the app starts");
         let setup_link = app::announce_setup_link(&state).await.unwrap();
         let (shutdown, stop) = oneshot::channel::<()>();

@@ -1,0 +1,198 @@
+//! Servers that break the protocol's eras: each call ends with an error that
+//! names the server and the reason, at once, and nothing is left pending.
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use herald_mcp::Message;
+use herald_mcp::transport::{Endpoint, PostHeaders, Reply};
+use reqwest::header::HeaderValue;
+use serde_json::{Value, json};
+
+use crate::mcp_support::{Agent, raw, register};
+use crate::support::{Session, TestApp, body};
+
+/// How a hostile server misbehaves.
+#[derive(Clone, Copy)]
+enum Hostile {
+    /// Opens a 2025-11-25 session, then answers a call with a 2026-07-28 `input_required`.
+    InputRequiredInALegacySession,
+    /// Refuses `initialize`, answers `server/discover`, then pushes `elicitation/create` on a
+    /// 2026-07-28 response stream and waits for an answer.
+    PushOnAModernStream,
+    /// Refuses `initialize` and answers `server/discover` with something that is not a
+    /// `DiscoverResult`.
+    GarbageDiscover,
+    /// Accepts `initialize` and never finishes answering it.
+    NeverFinishesInitialize,
+}
+
+async fn serve(hostile: Hostile) -> String {
+    let app = Router::new()
+        .route("/mcp", post(move |headers: HeaderMap, body: Bytes| answer(hostile, headers, body)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+fn json_reply(value: Value) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response()
+}
+
+fn refuse_initialize() -> Response {
+    let error = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": "Bad Request: this server speaks 2026-07-28 only" } });
+    (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], error.to_string()).into_response()
+}
+
+async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response {
+    let message: Value = serde_json::from_slice(&body).unwrap_or_default();
+    let id = message["id"].clone();
+    let method = message["method"].as_str().unwrap_or_default();
+    if message.get("method").is_none() || id.is_null() {
+        return StatusCode::ACCEPTED.into_response(); // notifications and answers
+    }
+    match (hostile, method) {
+        (Hostile::InputRequiredInALegacySession, "initialize") => {
+            let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "hostile", "version": "1" } });
+            let mut response = json_reply(json!({ "jsonrpc": "2.0", "id": id, "result": result }));
+            response.headers_mut().insert("mcp-session-id", HeaderValue::from_static("s-1"));
+            response
+        }
+        (Hostile::InputRequiredInALegacySession, "tools/call") => json_reply(json!({
+            "jsonrpc": "2.0", "id": id,
+            "result": {
+                "resultType": "input_required",
+                "inputRequests": { "q": { "method": "elicitation/create", "params": {
+                    "message": "Which database?",
+                    "requestedSchema": { "type": "object", "properties": { "db": { "type": "string" } } },
+                } } },
+                "requestState": "opaque",
+            },
+        })),
+        (_, "initialize") if !matches!(hostile, Hostile::NeverFinishesInitialize) => refuse_initialize(),
+        (Hostile::NeverFinishesInitialize, "initialize") => {
+            // The headers of a stream, and then nothing at all.
+            let silence = futures_util::stream::pending::<Result<Bytes, std::io::Error>>();
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(silence)).into_response()
+        }
+        (Hostile::PushOnAModernStream, "server/discover") => json_reply(json!({
+            "jsonrpc": "2.0", "id": id,
+            "result": { "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} } },
+        })),
+        (Hostile::PushOnAModernStream, "tools/call") => {
+            let push = json!({ "jsonrpc": "2.0", "id": 99, "method": "elicitation/create", "params": {
+                "message": "Confirm?", "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } } },
+            } });
+            let first = futures_util::stream::once(async move {
+                Ok::<_, std::io::Error>(Bytes::from(format!("event: message\ndata: {push}\n\n")))
+            });
+            let then_silence = futures_util::StreamExt::chain(first, futures_util::stream::pending());
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(then_silence)).into_response()
+        }
+        (Hostile::GarbageDiscover, "server/discover") => json_reply(json!({
+            "jsonrpc": "2.0", "id": id, "result": { "hello": "¯\\_(ツ)_/¯" },
+        })),
+        _ => json_reply(json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32601, "message": "no" } })),
+    }
+}
+
+struct World {
+    app: TestApp,
+    owner: Session,
+    token: String,
+}
+
+async fn world(hostile: Hostile) -> World {
+    // A short handshake bound, so a server that never finishes one fails the call quickly.
+    let app = TestApp::spawn_with(|s| s.upstream.handshake_timeout = "500ms".into()).await;
+    let owner = app.owner().await;
+    let token = app.token(&owner, "acme", "agent").await;
+    register(&owner, "hostile", "Hostile Server", &serve(hostile).await).await;
+    World { app, owner, token }
+}
+
+/// The JSON-RPC error message of `message`.
+fn error_text(message: &Message) -> String {
+    match message {
+        Message::Error { error, .. } => error.message.clone(),
+        other => panic!("expected an error, got {}", other.to_json()),
+    }
+}
+
+/// A legacy agent's `initialize` through Herald: the reply as sent.
+async fn legacy_initialize(w: &World) -> Message {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", HeaderValue::from_str(&format!("Bearer {}", w.token)).unwrap());
+    let url = reqwest::Url::parse(&w.app.url("/mcp/acme/hostile")).unwrap();
+    let endpoint = Endpoint::new(reqwest::Client::new(), url, headers);
+    let init = Message::request(
+        herald_mcp::RequestId::Integer(0),
+        "initialize",
+        Some(raw(
+            &json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
+        )),
+    );
+    match endpoint.post(init.to_json(), &PostHeaders::default()).await.unwrap().0 {
+        Reply::Message(message) => message,
+        _ => panic!("initialize is answered with one message"),
+    }
+}
+
+async fn nothing_pending(w: &World) {
+    let page = body(w.owner.get("/api/v1/orgs/acme/elicitations?status=pending").await).await;
+    assert_eq!(page["elicitations"], json!([]), "no question is left pending");
+}
+
+fn names_the_server_and(why: &str, text: &str) {
+    assert!(text.starts_with("upstream server hostile (Hostile Server): "), "{text}");
+    assert!(text.contains(why), "{text:?} should say {why:?}");
+}
+
+#[tokio::test]
+async fn an_input_required_result_in_a_legacy_session_ends_the_call() {
+    let w = world(Hostile::InputRequiredInALegacySession).await;
+    for agent in
+        [Agent::legacy(&w.app, &w.token, "hostile").await, Agent::modern(&w.app, &w.token, "hostile")]
+    {
+        let done = agent.call(1, "anything", json!({})).await;
+        names_the_server_and(
+            "answered input_required (a 2026-07-28 result) in a 2025-11-25 session",
+            &error_text(&done),
+        );
+    }
+    nothing_pending(&w).await;
+}
+
+#[tokio::test]
+async fn a_request_pushed_on_a_modern_stream_ends_the_call_at_once() {
+    let w = world(Hostile::PushOnAModernStream).await;
+    let done = Agent::modern(&w.app, &w.token, "hostile").call(1, "anything", json!({})).await;
+    names_the_server_and(
+        "sent a request (elicitation/create) on a 2026-07-28 response stream, which that era does not allow",
+        &error_text(&done),
+    );
+    nothing_pending(&w).await;
+}
+
+#[tokio::test]
+async fn a_garbage_discover_answer_is_named_for_what_it_is() {
+    let w = world(Hostile::GarbageDiscover).await;
+    let done = Agent::modern(&w.app, &w.token, "hostile").call(1, "anything", json!({})).await;
+    let text = error_text(&done);
+    names_the_server_and("it speaks neither MCP era", &text);
+    assert!(text.contains("server/discover (2026-07-28) answered without supportedVersions"), "{text}");
+    names_the_server_and("answered without supportedVersions", &error_text(&legacy_initialize(&w).await));
+    nothing_pending(&w).await;
+}
+
+#[tokio::test]
+async fn a_handshake_that_never_finishes_fails_within_its_bound() {
+    let w = world(Hostile::NeverFinishesInitialize).await;
+    let done = Agent::modern(&w.app, &w.token, "hostile").call(1, "anything", json!({})).await;
+    names_the_server_and("the server did not answer within 500ms", &error_text(&done));
+    names_the_server_and("the server did not answer within 500ms", &error_text(&legacy_initialize(&w).await));
+    nothing_pending(&w).await;
+}
