@@ -24,6 +24,9 @@ use crate::jsonrpc::{ErrorObject, Message};
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// The most one SSE response may carry in total before Herald stops reading.
 pub const MAX_STREAM_BYTES: u64 = 256 * 1024 * 1024;
+/// What an SSE event may add to its message on the wire (field names, `id`,
+/// `event`, line ends): the raw event is bounded by the message limit plus this.
+const MAX_EVENT_OVERHEAD: usize = 64 * 1024;
 /// How long to wait for response headers (not for a stream's events), unless
 /// the endpoint is given another bound.
 pub const RESPONSE_HEADERS_TIMEOUT: Duration = Duration::from_secs(30);
@@ -372,11 +375,15 @@ pub struct MessageStream {
 impl MessageStream {
     fn new(response: reqwest::Response) -> Self {
         let mut remaining = MAX_STREAM_BYTES;
+        // The parser keeps an event until it ends: a server that never ends one
+        // must be stopped while it sends it, not once it is done.
+        let mut event = EventBound::default();
         let bytes = response.bytes_stream().map(move |chunk| {
             let chunk: Bytes = chunk.map_err(|e| StreamReadError(without_url(&e)))?;
             remaining = remaining
                 .checked_sub(chunk.len() as u64)
                 .ok_or_else(|| StreamReadError(format!("the stream exceeded {MAX_STREAM_BYTES} bytes")))?;
+            event.read(&chunk)?;
             Ok::<_, StreamReadError>(chunk)
         });
         let events = SseByteStream::new(bytes);
@@ -417,6 +424,80 @@ impl Stream for MessageStream {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 struct StreamReadError(String);
+
+/// Counts the bytes of the SSE event being read, across chunks: an event
+/// ends at a blank line (two line ends, each CRLF, LF or CR).
+#[derive(Default)]
+struct EventBound {
+    /// Bytes since the last blank line.
+    size: usize,
+    /// The last byte ended a line (the next line end makes a blank line).
+    line_ended: bool,
+    /// The last byte was CR (an LF right after it belongs to the same line end).
+    after_cr: bool,
+}
+
+impl EventBound {
+    const LIMIT: usize = MAX_MESSAGE_BYTES + MAX_EVENT_OVERHEAD;
+
+    fn read(&mut self, chunk: &[u8]) -> Result<(), StreamReadError> {
+        for &byte in chunk {
+            match byte {
+                b'\n' if self.after_cr => self.after_cr = false,
+                b'\n' | b'\r' => {
+                    self.after_cr = byte == b'\r';
+                    if self.line_ended {
+                        self.size = 0; // a blank line: the event ended
+                    }
+                    self.line_ended = true;
+                }
+                _ => {
+                    self.after_cr = false;
+                    self.line_ended = false;
+                }
+            }
+            self.size += 1;
+        }
+        if self.size > Self::LIMIT {
+            return Err(StreamReadError(format!(
+                "an SSE event exceeds {} MiB (the most a message may weigh)",
+                MAX_MESSAGE_BYTES / (1024 * 1024)
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_is_bounded_while_it_is_read_whatever_its_line_ends() {
+        for end in ["\n\n", "\r\n\r\n", "\r\r", "\n\r\n"] {
+            let mut bound = EventBound::default();
+            let event = format!("event: message\ndata: {}{end}", "x".repeat(EventBound::LIMIT / 2));
+            for _ in 0..8 {
+                bound.read(event.as_bytes()).expect("whole events reset the count");
+            }
+        }
+        let mut endless = EventBound::default();
+        let chunk = vec![b'x'; 1024 * 1024];
+        let failed = (0..64).map(|_| endless.read(&chunk)).find(Result::is_err);
+        assert!(failed.is_some(), "one endless event is stopped");
+        let mut lines = EventBound::default();
+        let line = b"data: yyyyyyyyyyyyyyyy\n".repeat(64 * 1024);
+        assert!((0..64).map(|_| lines.read(&line)).any(|r| r.is_err()), "many lines, no blank one");
+        // A chunk boundary between the CR and LF of one line end is still one line end.
+        let mut split = EventBound::default();
+        split.read(b"data: a\r").unwrap();
+        split.read(b"\ndata: b\r").unwrap();
+        split.read(b"\n").unwrap();
+        assert_eq!(split.size, 18, "no blank line yet");
+        split.read(b"\r\n").unwrap();
+        assert_eq!(split.size, 2, "the blank line ended the event");
+    }
+}
 
 /// A header for `PostHeaders::extra`; `None` if the value cannot be a header.
 pub fn header(name: &'static str, value: &str) -> Option<(HeaderName, HeaderValue)> {

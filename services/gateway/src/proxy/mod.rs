@@ -223,8 +223,25 @@ pub async fn post(
     State(state): State<AppState>,
     Path((org, server)): Path<(String, String)>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            let detail = format!("a message may be at most {} MiB", MAX_BODY_BYTES / (1024 * 1024));
+            return crate::api::error::problem_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload-too-large",
+                "Request body too large",
+                detail,
+                &[],
+            );
+        }
+        Err(rejection) => {
+            let detail = format!("the request body could not be read: {}", rejection.body_text());
+            return ApiError::MalformedBody { detail, errors: vec![] }.into_response();
+        }
+    };
     // Parsed before admission only so that a refusal can answer the request's id.
     let parsed = Message::parse(&body);
     let call = crate::telemetry::mcp::AgentCall::begin(&org, &server, &headers, parsed.as_ref().ok());

@@ -195,6 +195,8 @@ impl Link {
             use futures_util::StreamExt;
             // The server's request id → the record it opened, for withdrawals.
             let open: Arc<std::sync::Mutex<HashMap<RequestId, uuid::Uuid>>> = Arc::default();
+            // A stream that keeps failing is reopened ever more slowly.
+            let mut pause = LISTEN_RETRY_FIRST;
             loop {
                 let Some(strong) = weak.upgrade() else { return };
                 let Link::Legacy(link) = strong.as_ref() else { return };
@@ -212,15 +214,27 @@ impl Link {
                     }
                 };
                 drop(strong);
-                while let Some(Ok(message)) = stream.next().await {
-                    let Some(strong) = weak.upgrade() else { return };
-                    on_stream_message(&ctx, &strong, &open, message).await;
+                let mut delivered = false;
+                loop {
+                    match stream.next().await {
+                        Some(Ok(message)) => {
+                            let Some(strong) = weak.upgrade() else { return };
+                            delivered = true;
+                            on_stream_message(&ctx, &strong, &open, message).await;
+                        }
+                        Some(Err(e)) => {
+                            tracing::info!(server = %ctx.server.slug, error = %e, "upstream GET stream broke");
+                            break;
+                        }
+                        None => break,
+                    }
                 }
                 // The stream ended: reopen unless the link is gone.
                 if weak.strong_count() == 0 {
                     return;
                 }
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                pause = if delivered { LISTEN_RETRY_FIRST } else { (pause * 2).min(LISTEN_RETRY_MAX) };
+                tokio::time::sleep(pause).await;
             }
         }));
     }
@@ -251,6 +265,11 @@ impl Link {
         }
     }
 }
+
+/// How soon a legacy link reopens its standalone stream after it ended, at first
+/// and at most (doubling while the stream delivers nothing).
+const LISTEN_RETRY_FIRST: Duration = Duration::from_secs(1);
+const LISTEN_RETRY_MAX: Duration = Duration::from_secs(60);
 
 /// What [`Link::probe`] found in each era.
 pub struct Probes {

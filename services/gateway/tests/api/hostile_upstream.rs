@@ -27,6 +27,8 @@ enum Hostile {
     GarbageDiscover,
     /// Accepts `initialize` and never finishes answering it.
     NeverFinishesInitialize,
+    /// Opens a 2025-11-25 session, then answers a call with one SSE event that never ends.
+    EndlessEvent,
 }
 
 async fn serve(hostile: Hostile) -> String {
@@ -55,7 +57,7 @@ async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response 
         return StatusCode::ACCEPTED.into_response(); // notifications and answers
     }
     match (hostile, method) {
-        (Hostile::InputRequiredInALegacySession, "initialize") => {
+        (Hostile::InputRequiredInALegacySession | Hostile::EndlessEvent, "initialize") => {
             let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "hostile", "version": "1" } });
             let mut response = json_reply(json!({ "jsonrpc": "2.0", "id": id, "result": result }));
             response.headers_mut().insert("mcp-session-id", HeaderValue::from_static("s-1"));
@@ -72,6 +74,15 @@ async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response 
                 "requestState": "opaque",
             },
         })),
+        (Hostile::EndlessEvent, "tools/call") => {
+            let start = futures_util::stream::once(async {
+                Ok::<_, std::io::Error>(Bytes::from_static(b"event: message\ndata: "))
+            });
+            let chunk = Bytes::from(vec![b'x'; 64 * 1024]);
+            let endless = futures_util::stream::repeat_with(move || Ok(chunk.clone()));
+            let body = futures_util::StreamExt::chain(start, endless);
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(body)).into_response()
+        }
         (_, "initialize") if !matches!(hostile, Hostile::NeverFinishesInitialize) => refuse_initialize(),
         (Hostile::NeverFinishesInitialize, "initialize") => {
             // The headers of a stream, and then nothing at all.
@@ -195,4 +206,39 @@ async fn a_handshake_that_never_finishes_fails_within_its_bound() {
     names_the_server_and("the server did not answer within 500ms", &error_text(&done));
     names_the_server_and("the server did not answer within 500ms", &error_text(&legacy_initialize(&w).await));
     nothing_pending(&w).await;
+}
+
+/// A server that streams one event without end is stopped once the event passes the message
+/// limit (16 MiB), not at the stream's 256 MiB: the call fails naming the server.
+#[tokio::test]
+async fn an_event_that_never_ends_is_cut_off_at_the_message_limit() {
+    let w = world(Hostile::EndlessEvent).await;
+    for agent in
+        [Agent::legacy(&w.app, &w.token, "hostile").await, Agent::modern(&w.app, &w.token, "hostile")]
+    {
+        let done = agent.call(1, "anything", json!({})).await;
+        names_the_server_and("an SSE event exceeds 16 MiB", &error_text(&done));
+    }
+    nothing_pending(&w).await;
+}
+
+/// An agent's message over the endpoint's limit is refused with a problem document.
+#[tokio::test]
+async fn an_oversized_agent_message_gets_a_problem_document() {
+    let w = world(Hostile::EndlessEvent).await;
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{{"blob":"{}"}}}}}}"#,
+        "y".repeat(5 * 1024 * 1024)
+    );
+    let response = reqwest::Client::new()
+        .post(w.app.url("/mcp/acme/hostile"))
+        .bearer_auth(&w.token)
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    let doc =
+        crate::support::problem(response, reqwest::StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large").await;
+    assert_eq!(doc["detail"], "a message may be at most 4 MiB");
 }
