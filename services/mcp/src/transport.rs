@@ -468,6 +468,11 @@ impl EventBound {
     }
 }
 
+/// A header for `PostHeaders::extra`; `None` if the value cannot be a header.
+pub fn header(name: &'static str, value: &str) -> Option<(HeaderName, HeaderValue)> {
+    Some((HeaderName::from_static(name), HeaderValue::from_str(value).ok()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,7 +504,3 @@ mod tests {
     }
 }
 
-/// A header for `PostHeaders::extra`; `None` if the value cannot be a header.
-pub fn header(name: &'static str, value: &str) -> Option<(HeaderName, HeaderValue)> {
-    Some((HeaderName::from_static(name), HeaderValue::from_str(value).ok()?))
-}
