@@ -206,7 +206,7 @@ impl Endpoint {
             return Ok((Reply::Accepted, head));
         }
         if !status.is_success() {
-            let error = status_error(response).await;
+            let error = status_error(response, self.response_timeout).await;
             // Some servers (the TypeScript SDK's) answer a forgotten session
             // with 400 and a message about it rather than 404.
             if headers.session_id.is_some() && error.mentions_session() {
@@ -217,7 +217,10 @@ impl Endpoint {
         let reply = match content_type(&response).as_deref() {
             Some("text/event-stream") => Reply::Stream(MessageStream::new(response)),
             Some("application/json") => {
-                let bytes = read_limited(response).await?;
+                // The body of one JSON reply follows its headers at once; one that trickles is cut off.
+                let bytes = tokio::time::timeout(self.response_timeout, read_limited(response))
+                    .await
+                    .map_err(|_| TransportError::Timeout(self.response_timeout))??;
                 Reply::Message(
                     Message::parse(&bytes)
                         .map_err(|e| TransportError::Protocol(format!("bad JSON reply: {e}")))?,
@@ -254,14 +257,14 @@ impl Endpoint {
                         .header(MCP_PROTOCOL_VERSION, protocol_version)
                         .headers(added);
                     let response = send(request, self.response_timeout).await?;
-                    Ok((response.status().as_u16(), Self::stream_of(response).await))
+                    Ok((response.status().as_u16(), self.stream_of(response).await))
                 },
             )
             .await?;
         found.1
     }
 
-    async fn stream_of(response: reqwest::Response) -> Result<Option<MessageStream>, TransportError> {
+    async fn stream_of(&self, response: reqwest::Response) -> Result<Option<MessageStream>, TransportError> {
         match response.status() {
             StatusCode::METHOD_NOT_ALLOWED => Ok(None),
             StatusCode::NOT_FOUND => Err(TransportError::SessionExpired),
@@ -271,7 +274,7 @@ impl Endpoint {
             s if s.is_success() => {
                 Err(TransportError::Protocol("the GET stream is not text/event-stream".into()))
             }
-            _ => Err(status_error(response).await),
+            _ => Err(status_error(response, self.response_timeout).await),
         }
     }
 
@@ -348,17 +351,23 @@ async fn read_limited(response: reqwest::Response) -> Result<Vec<u8>, TransportE
     Ok(body)
 }
 
-async fn status_error(response: reqwest::Response) -> TransportError {
+/// The error an unsuccessful reply stands for; its body is read as far as
+/// [`MAX_ERROR_BODY`], for at most `limit`.
+async fn status_error(response: reqwest::Response, limit: Duration) -> TransportError {
     let status = response.status().as_u16();
     let mut body = Vec::new();
     let mut chunks = response.bytes_stream();
-    while let Some(Ok(chunk)) = chunks.next().await {
-        body.extend_from_slice(&chunk);
-        if body.len() >= MAX_ERROR_BODY {
-            body.truncate(MAX_ERROR_BODY);
-            break;
+    let read = async {
+        while let Some(Ok(chunk)) = chunks.next().await {
+            body.extend_from_slice(&chunk);
+            if body.len() >= MAX_ERROR_BODY {
+                body.truncate(MAX_ERROR_BODY);
+                break;
+            }
         }
-    }
+    };
+    // What arrived in time is what the error says.
+    let _ = tokio::time::timeout(limit, read).await;
     let error = match Message::parse(&body) {
         Ok(Message::Error { error, .. }) => Some(error),
         _ => None,
@@ -503,4 +512,3 @@ mod tests {
         assert_eq!(split.size, 2, "the blank line ended the event");
     }
 }
-

@@ -281,6 +281,18 @@ impl Relay<'_> {
         let mut relayed_ids: Vec<RequestId> = Vec::new();
         // The agent answers on a person's time scale, as a person answers a question.
         let relay_limit = Duration::from_secs(u64::from(self.ctx.policy.elicitation.timeout_secs));
+        // What Herald POSTs to the server meanwhile (answers, refusals, pongs) is sent
+        // beside the loop, so that a server slow to take them cannot stop the call
+        // from noticing its agent leave.
+        let mut replies = FuturesUnordered::new();
+        let reply = |message: Message| {
+            async move {
+                if let Err(e) = link.reply(message).await {
+                    tracing::warn!(error = %e, "could not send an answer upstream");
+                }
+            }
+            .boxed()
+        };
         let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
         keepalive.reset();
         let idle = tokio::time::sleep(UPSTREAM_IDLE);
@@ -315,7 +327,7 @@ impl Relay<'_> {
                             match intake(self.ctx, params.as_deref(), "legacy") {
                                 Intake::Refuse(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
-                                    let _ = Box::pin(link.respond_error(id, INVALID_PARAMS, &why)).await;
+                                    replies.push(reply(Message::error(Some(id), INVALID_PARAMS, why)));
                                 }
                                 Intake::Open(record) => match Box::pin(crate::broker::gate::admit(self.ctx, *record)).await {
                                     Ok(waiter) => {
@@ -336,19 +348,20 @@ impl Relay<'_> {
                                     }
                                     Err(e) => {
                                         tracing::error!(error = %e, "could not store an elicitation");
-                                        let _ = Box::pin(link.respond_error(id, INTERNAL_ERROR, "the host could not record the request")).await;
+                                        let refusal = "the host could not record the request";
+                                        replies.push(reply(Message::error(Some(id), INTERNAL_ERROR, refusal)));
                                     }
                                 },
                             }
                         }
                         Message::Request { id, method, .. } if method == "ping" => {
-                            let _ = Box::pin(link.respond(id, raw(&json!({})))).await;
+                            replies.push(reply(Message::response(id, raw(&json!({})))));
                         }
                         Message::Request { id, method, params } => {
                             match relay::refusal(&method, &self.request.agent, link.relayed()) {
                                 Some(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, %method, reason = %why, "server request not relayed");
-                                    let _ = Box::pin(link.reply(relay::refused(id, &why))).await;
+                                    replies.push(reply(relay::refused(id, &why)));
                                 }
                                 None => {
                                     // To the agent on this call's stream; its answer comes back by POST.
@@ -407,10 +420,8 @@ impl Relay<'_> {
                     open.remove(&server_request);
                     let outcome = ended.outcome.expect("an ended elicitation has an outcome");
                     // A server that withdrew its request must not get an answer.
-                    if outcome.decided_by != DecidedBy::Server.as_str()
-                        && let Err(e) = Box::pin(link.respond(server_request, raw(&elicit_result(&outcome)))).await
-                    {
-                        tracing::warn!(error = %e, "could not send the answer upstream");
+                    if outcome.decided_by != DecidedBy::Server.as_str() {
+                        replies.push(reply(Message::response(server_request, raw(&elicit_result(&outcome)))));
                     }
                 }
                 Some((server_id, herald_id, got)) = relaying.next() => {
@@ -423,10 +434,9 @@ impl Relay<'_> {
                             Err(format!("the agent did not answer within {} seconds", relay_limit.as_secs()))
                         }
                     };
-                    if let Err(e) = Box::pin(link.reply(relay::to_server(server_id, answer))).await {
-                        tracing::warn!(error = %e, "could not send the agent's answer upstream");
-                    }
+                    replies.push(reply(relay::to_server(server_id, answer)));
                 }
+                Some(()) = replies.next() => {}
                 _ = keepalive.tick(), if !open.is_empty() || !relaying.is_empty() => {
                     let _ = self.keep_alive().await;
                 }

@@ -29,15 +29,41 @@ enum Hostile {
     NeverFinishesInitialize,
     /// Opens a 2025-11-25 session, then answers a call with one SSE event that never ends.
     EndlessEvent,
+    /// Opens a 2025-11-25 session, asks a question on the call's stream, and never takes the
+    /// answer's POST (no response at all).
+    StallsAnswers,
 }
 
-async fn serve(hostile: Hostile) -> String {
-    let app = Router::new()
-        .route("/mcp", post(move |headers: HeaderMap, body: Bytes| answer(hostile, headers, body)));
+/// The methods of the messages a hostile server was sent, in order (`(answer)` for responses).
+type Seen = tokio::sync::watch::Sender<Vec<String>>;
+
+async fn serve(hostile: Hostile) -> (String, Seen) {
+    let seen = Seen::new(Vec::new());
+    let recorded = seen.clone();
+    let app = Router::new().route(
+        "/mcp",
+        post(move |headers: HeaderMap, body: Bytes| {
+            let method = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|m| m["method"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| "(answer)".into());
+            recorded.send_modify(|seen| seen.push(method));
+            answer(hostile, headers, body)
+        }),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
-    url
+    (url, seen)
+}
+
+/// Waits (at most PATIENCE) until the server was sent a message of `method`.
+async fn until_sent(seen: &Seen, method: &str) {
+    let mut watching = seen.subscribe();
+    tokio::time::timeout(crate::mcp_support::PATIENCE, watching.wait_for(|s| s.iter().any(|m| m == method)))
+        .await
+        .unwrap_or_else(|_| panic!("the server was never sent {method}"))
+        .unwrap();
 }
 
 fn json_reply(value: Value) -> Response {
@@ -53,11 +79,17 @@ async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response 
     let message: Value = serde_json::from_slice(&body).unwrap_or_default();
     let id = message["id"].clone();
     let method = message["method"].as_str().unwrap_or_default();
+    if matches!(hostile, Hostile::StallsAnswers) && message.get("result").is_some() {
+        std::future::pending::<()>().await; // the answer's POST is never taken
+    }
     if message.get("method").is_none() || id.is_null() {
         return StatusCode::ACCEPTED.into_response(); // notifications and answers
     }
     match (hostile, method) {
-        (Hostile::InputRequiredInALegacySession | Hostile::EndlessEvent, "initialize") => {
+        (
+            Hostile::InputRequiredInALegacySession | Hostile::EndlessEvent | Hostile::StallsAnswers,
+            "initialize",
+        ) => {
             let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "hostile", "version": "1" } });
             let mut response = json_reply(json!({ "jsonrpc": "2.0", "id": id, "result": result }));
             response.headers_mut().insert("mcp-session-id", HeaderValue::from_static("s-1"));
@@ -82,6 +114,16 @@ async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response 
             let endless = futures_util::stream::repeat_with(move || Ok(chunk.clone()));
             let body = futures_util::StreamExt::chain(start, endless);
             ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(body)).into_response()
+        }
+        (Hostile::StallsAnswers, "tools/call") => {
+            let ask = json!({ "jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": {
+                "message": "Proceed?", "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } } },
+            } });
+            let first = futures_util::stream::once(async move {
+                Ok::<_, std::io::Error>(Bytes::from(format!("event: message\ndata: {ask}\n\n")))
+            });
+            let then_silence = futures_util::StreamExt::chain(first, futures_util::stream::pending());
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(then_silence)).into_response()
         }
         (_, "initialize") if !matches!(hostile, Hostile::NeverFinishesInitialize) => refuse_initialize(),
         (Hostile::NeverFinishesInitialize, "initialize") => {
@@ -114,15 +156,22 @@ struct World {
     app: TestApp,
     owner: Session,
     token: String,
+    seen: Seen,
 }
 
 async fn world(hostile: Hostile) -> World {
-    // A short handshake bound, so a server that never finishes one fails the call quickly.
-    let app = TestApp::spawn_with(|s| s.upstream.handshake_timeout = "500ms".into()).await;
+    // A short handshake bound, so a server that never finishes one fails the call quickly; a
+    // response bound longer than the tests' patience, so that a stalled POST shows.
+    let app = TestApp::spawn_with(|s| {
+        s.upstream.handshake_timeout = "500ms".into();
+        s.upstream.response_timeout = "120s".into();
+    })
+    .await;
     let owner = app.owner().await;
     let token = app.token(&owner, "acme", "agent").await;
-    register(&owner, "hostile", "Hostile Server", &serve(hostile).await).await;
-    World { app, owner, token }
+    let (url, seen) = serve(hostile).await;
+    register(&owner, "hostile", "Hostile Server", &url).await;
+    World { app, owner, token, seen }
 }
 
 /// The JSON-RPC error message of `message`.
@@ -241,4 +290,20 @@ async fn an_oversized_agent_message_gets_a_problem_document() {
     let doc =
         crate::support::problem(response, reqwest::StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large").await;
     assert_eq!(doc["detail"], "a message may be at most 4 MiB");
+}
+
+/// A server that never takes the answer's POST does not stop the call from noticing that its
+/// agent left: the server is told the call was cancelled.
+#[tokio::test]
+async fn a_stalled_answer_does_not_keep_the_call_from_seeing_its_agent_leave() {
+    let w = world(Hostile::StallsAnswers).await;
+    let mut dashboard = crate::mcp_support::Dashboard::open(&w.app, &w.token).await;
+    let agent = Agent::legacy(&w.app, &w.token, "hostile").await;
+    let call = tokio::spawn(async move { agent.call(1, "anything", json!({})).await });
+    let question = dashboard.next_of("elicitation.created").await;
+    let ack = dashboard.respond(&question["id"], "accept", Some(json!({ "ok": true }))).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    until_sent(&w.seen, "(answer)").await;
+    call.abort(); // the agent hangs up while the server sits on the answer
+    until_sent(&w.seen, "notifications/cancelled").await;
 }
