@@ -41,8 +41,15 @@ impl AppState {
     /// the other replicas before returning, so a revocation answered to the
     /// caller is already on its way everywhere.
     pub async fn forget(&self, change: Forget) {
-        self.caches.apply(&change);
+        self.apply(&change);
         self.tell_replicas(&change).await;
+    }
+
+    /// A change made here or on another replica: cached entries go, and so
+    /// do the calls, sessions and links it leaves standing on a stale footing.
+    pub fn apply(&self, change: &Forget) {
+        self.caches.apply(change);
+        self.proxy.retire(change);
     }
 
     /// Sends `event` to the other replicas (PostgreSQL NOTIFY); nothing to do
@@ -140,7 +147,16 @@ pub async fn serve(
     let janitor = broker::janitor::spawn(&state.broker);
     let sessions = state.clone();
     let replica_events = broker::janitor::spawn_listener(&state.broker, move |payload| {
-        sessions.proxy.sessions.on_replica_event(payload) || sessions.caches.on_replica_event(payload)
+        if sessions.proxy.sessions.on_replica_event(payload) {
+            return true;
+        }
+        match serde_json::from_str::<Forget>(payload) {
+            Ok(change) => {
+                sessions.apply(&change);
+                true
+            }
+            Err(_) => false,
+        }
     });
     let proxy_state = state.clone();
     let router = crate::api::router(state);

@@ -53,11 +53,13 @@ pub struct Caches {
     /// By org and server slug; `None` remembers that there is no such server.
     servers: Shelf<(Uuid, String), Option<Arc<Server>>>,
     policies: Shelf<Uuid, Arc<OrgPolicy>>,
+    /// Whether a user is (still) a member of an org, by org and user.
+    members: Shelf<(Uuid, Uuid), bool>,
 }
 
 impl Default for Caches {
     fn default() -> Self {
-        Self { tokens: Shelf::new(), servers: Shelf::new(), policies: Shelf::new() }
+        Self { tokens: Shelf::new(), servers: Shelf::new(), policies: Shelf::new(), members: Shelf::new() }
     }
 }
 
@@ -78,6 +80,15 @@ impl Caches {
     /// A member's role changed or they left: their tokens in the org must be re-read.
     pub fn forget_member(&self, org_id: Uuid, user_id: Uuid) {
         self.tokens.retain(|_, p| !(p.membership.org.id == org_id && p.user.id == user_id));
+        self.members.retain(|key, _| *key != (org_id, user_id));
+    }
+
+    pub fn is_member(&self, org_id: Uuid, user_id: Uuid) -> Option<bool> {
+        self.members.get(&(org_id, user_id))
+    }
+
+    pub fn put_member(&self, org_id: Uuid, user_id: Uuid, member: bool) {
+        self.members.put((org_id, user_id), member);
     }
 
     pub fn server(&self, org_id: Uuid, slug: &str) -> Option<Option<Arc<Server>>> {
@@ -113,9 +124,21 @@ pub enum Forget {
     /// A token was revoked.
     CachedToken { token_id: Uuid },
     /// A member's role changed or they left.
-    CachedMember { org_id: Uuid, user_id: Uuid },
+    CachedMember {
+        org_id: Uuid,
+        user_id: Uuid,
+        /// They left the org: whatever they had open there ends.
+        #[serde(default)]
+        left: bool,
+    },
     /// A server was registered, edited, cut off, restored or deleted.
-    CachedServer { org_id: Uuid, slug: String },
+    CachedServer {
+        org_id: Uuid,
+        slug: String,
+        /// Its id (absent in events of older replicas).
+        #[serde(default)]
+        server_id: Option<Uuid>,
+    },
     /// The org's policy was replaced.
     CachedPolicy { org_id: Uuid },
 }
@@ -124,8 +147,8 @@ impl Caches {
     pub fn apply(&self, change: &Forget) {
         match change {
             Forget::CachedToken { token_id } => self.forget_token(*token_id),
-            Forget::CachedMember { org_id, user_id } => self.forget_member(*org_id, *user_id),
-            Forget::CachedServer { org_id, slug } => self.forget_server(*org_id, slug),
+            Forget::CachedMember { org_id, user_id, .. } => self.forget_member(*org_id, *user_id),
+            Forget::CachedServer { org_id, slug, .. } => self.forget_server(*org_id, slug),
             Forget::CachedPolicy { org_id } => self.forget_policy(*org_id),
         }
     }
@@ -149,7 +172,7 @@ mod tests {
     #[test]
     fn a_change_round_trips_as_a_replica_event_and_anything_else_is_not_one() {
         let caches = Caches::default();
-        let change = Forget::CachedServer { org_id: Uuid::nil(), slug: "demo".into() };
+        let change = Forget::CachedServer { org_id: Uuid::nil(), slug: "demo".into(), server_id: None };
         assert!(caches.on_replica_event(&serde_json::to_string(&change).unwrap()));
         assert!(!caches.on_replica_event(r#"{"kind":"created","id":"x"}"#));
         assert!(!caches.on_replica_event("not json"));

@@ -95,6 +95,48 @@ pub struct RawSettings {
     pub metrics: String,
     #[command(flatten)]
     pub upstream: UpstreamSettings,
+    #[command(flatten)]
+    pub limits: LimitSettings,
+}
+
+/// Caps on what one credential may hold open at once, as given.
+#[derive(Debug, Args, Clone)]
+pub struct LimitSettings {
+    /// MCP calls one API token may have in flight on one replica (waiting for a person included).
+    #[arg(
+        long = "max-calls-per-token",
+        env = "HERALD_MAX_CALLS_PER_TOKEN",
+        default_value = "64",
+        global = true
+    )]
+    pub calls_per_token: String,
+    /// Legacy (2025-11-25) agent sessions one API token may keep open (used within 24 hours).
+    #[arg(
+        long = "max-sessions-per-token",
+        env = "HERALD_MAX_SESSIONS_PER_TOKEN",
+        default_value = "64",
+        global = true
+    )]
+    pub sessions_per_token: String,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        Self { calls_per_token: "64".into(), sessions_per_token: "64".into() }
+    }
+}
+
+/// Caps on what one credential may hold open at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub calls_per_token: usize,
+    pub sessions_per_token: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Config::limits(&LimitSettings::default()).expect("the defaults are valid")
+    }
 }
 
 /// How long Herald waits for upstream servers, as given (`30`, `30s`, `500ms`).
@@ -161,6 +203,7 @@ pub struct Config {
     /// Whether `GET /metrics` is served.
     pub metrics_endpoint: bool,
     pub upstream: UpstreamLimits,
+    pub limits: Limits,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,8 +289,10 @@ impl Config {
             }
         };
         let upstream = Self::upstream_limits(&raw.upstream)?;
+        let limits = Self::limits(&raw.limits)?;
         Ok(Self {
             upstream,
+            limits,
             metrics_endpoint,
             listen,
             public_url_given: raw.public_url.is_some(),
@@ -257,6 +302,27 @@ impl Config {
             log_filter,
             log_format,
             session_ttl: Duration::from_secs(session_hours * 3600),
+        })
+    }
+
+    fn limits(raw: &LimitSettings) -> Result<Limits, ConfigError> {
+        let count =
+            |given: &str, flag, env| {
+                given.trim().parse::<u32>().ok().filter(|n| (1..=1_000_000).contains(n)).ok_or_else(|| {
+                    bad(flag, env, format!("{given:?} is not a whole number from 1 to 1000000"))
+                })
+            };
+        Ok(Limits {
+            calls_per_token: count(
+                &raw.calls_per_token,
+                "--max-calls-per-token",
+                "HERALD_MAX_CALLS_PER_TOKEN",
+            )? as usize,
+            sessions_per_token: u64::from(count(
+                &raw.sessions_per_token,
+                "--max-sessions-per-token",
+                "HERALD_MAX_SESSIONS_PER_TOKEN",
+            )?),
         })
     }
 
@@ -401,6 +467,7 @@ mod tests {
             session_hours: "168".into(),
             metrics: "on".into(),
             upstream: UpstreamSettings::default(),
+            limits: LimitSettings::default(),
         }
     }
 
@@ -427,6 +494,8 @@ mod tests {
             (|r| r.upstream.connect_timeout = "0s".into(), "HERALD_UPSTREAM_CONNECT_TIMEOUT"),
             (|r| r.upstream.handshake_timeout = "soon".into(), "HERALD_UPSTREAM_HANDSHAKE_TIMEOUT"),
             (|r| r.upstream.response_timeout = "3600s".into(), "HERALD_UPSTREAM_RESPONSE_TIMEOUT"),
+            (|r| r.limits.calls_per_token = "0".into(), "HERALD_MAX_CALLS_PER_TOKEN"),
+            (|r| r.limits.sessions_per_token = "many".into(), "HERALD_MAX_SESSIONS_PER_TOKEN"),
         ];
         for (mutate, env) in cases {
             let mut settings = raw();

@@ -76,7 +76,7 @@ pub async fn set_role(
     access.require_admin()?;
     let user_id = parse_id(&user_id)?;
     let member = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
-    state.forget(Forget::CachedMember { org_id: access.org_id(), user_id }).await;
+    state.forget(Forget::CachedMember { org_id: access.org_id(), user_id, left: false }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, role = body.role.as_str(), "role changed");
     audit::by(
         &access,
@@ -103,7 +103,8 @@ pub async fn remove(
         access.require_admin()?;
     }
     state.store.remove_member(access.org_id(), user_id, access.role()).await?;
-    state.forget(Forget::CachedMember { org_id: access.org_id(), user_id }).await;
+    // Their calls, sessions and links in the org end on every replica.
+    state.forget(Forget::CachedMember { org_id: access.org_id(), user_id, left: true }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, "member removed");
     audit::by(
         &access,

@@ -85,7 +85,7 @@ pub async fn create(
             OffsetDateTime::now_utc(),
         )
         .await?;
-    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: server.slug.clone() }).await;
+    state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server registered");
     audit::by(
         &access,
@@ -141,7 +141,8 @@ pub async fn update(
     };
     let server =
         state.store.update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc()).await?;
-    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
+    // Links made with the old URL, headers or era are retired on every replica.
+    state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
     audit::by(&access, state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names, "protocol": server.protocol })), ..Default::default() }).await;
     Ok(Json((&server).into()))
@@ -153,8 +154,9 @@ pub async fn delete(
     Path((_, slug)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
     access.require_admin()?;
+    let existing = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
     state.store.delete_server(access.org_id(), &slug).await?;
-    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
+    state.forget(changed(&existing)).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server deleted");
     audit::by(
         &access,
@@ -189,7 +191,7 @@ pub async fn cut_off(
     let now = OffsetDateTime::now_utc();
     let cut_off = CutOff { at: now, by: Some(access.user().id), reason };
     let server = state.store.set_cut_off(access.org_id(), &slug, Some(cut_off), now).await?;
-    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
+    state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server cut off");
     audit::by(
         &access,
@@ -214,7 +216,7 @@ pub async fn restore(
 ) -> ApiResult<Json<ServerView>> {
     access.require_admin()?;
     let server = state.store.set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc()).await?;
-    state.forget(Forget::CachedServer { org_id: access.org_id(), slug: slug.clone() }).await;
+    state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server restored");
     audit::by(
         &access,
@@ -262,6 +264,11 @@ pub async fn registered(
     let read = state.store.server(org_id, slug).await?.map(Arc::new);
     state.caches.put_server(org_id, slug, read.clone());
     Ok(read)
+}
+
+/// What every replica must forget (and which links it must retire) when `server` changes.
+fn changed(server: &Server) -> Forget {
+    Forget::CachedServer { org_id: server.org_id, slug: server.slug.clone(), server_id: Some(server.id) }
 }
 
 /// The header values of a server, for the upstream connection.

@@ -109,6 +109,8 @@ pub async fn revoke(
 ) -> ApiResult<StatusCode> {
     let id = parse_id(&id)?;
     state.store.revoke_api_token(access.org_id(), access.user().id, id, OffsetDateTime::now_utc()).await?;
+    state.proxy.sessions.end_of_token(&state, id).await?;
+    // Its calls and sessions end on every replica.
     state.forget(Forget::CachedToken { token_id: id }).await;
     tracing::info!(org = %access.membership.org.slug, token_id = %id, "API token revoked");
     audit::by(

@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::CallContext;
-use super::elicit::{Intake, elicit_result, intake};
+use super::elicit::{elicit_result, prepare};
 use super::era::{self, AgentEra};
 use super::meta::{RawObject, raw};
 use super::relay;
@@ -199,9 +199,9 @@ impl Relay<'_> {
         let mut open = Vec::new();
         for params in &required {
             let params = raw(params);
-            match intake(self.ctx, Some(&params), "legacy") {
-                Intake::Open(record) if record.mode == "url" => {
-                    match Box::pin(crate::broker::gate::admit(self.ctx, *record)).await {
+            match Box::pin(prepare(self.ctx, Some(&params), "legacy")).await {
+                Ok((ctx, record)) if record.mode == "url" => {
+                    match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
                         Ok(waiter) => {
                             open.push(waiter.id);
                             waiting.push(waiter.ended().boxed());
@@ -324,12 +324,12 @@ impl Relay<'_> {
                     match message {
                         Message::Request { id, method, params } if method == "elicitation/create" => {
                             let upstream_url_id = url_elicitation_id(params.as_deref());
-                            match intake(self.ctx, params.as_deref(), "legacy") {
-                                Intake::Refuse(why) => {
+                            match Box::pin(prepare(self.ctx, params.as_deref(), "legacy")).await {
+                                Err(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
                                     replies.push(reply(Message::error(Some(id), INVALID_PARAMS, why)));
                                 }
-                                Intake::Open(record) => match Box::pin(crate::broker::gate::admit(self.ctx, *record)).await {
+                                Ok((ctx, record)) => match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
                                     Ok(waiter) => {
                                         open.insert(id.clone(), waiter.id);
                                         if let Some(url_id) = upstream_url_id {
@@ -588,14 +588,14 @@ impl Relay<'_> {
                 ));
             }
             let params = input.get("params").map(raw);
-            let record = match intake(self.ctx, params.as_deref(), "modern") {
-                Intake::Open(record) => record,
-                Intake::Refuse(why) => {
+            let (ctx, record) = match Box::pin(prepare(self.ctx, params.as_deref(), "modern")).await {
+                Ok(prepared) => prepared,
+                Err(why) => {
                     self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
                     return Err(self.refusal(request, &why));
                 }
             };
-            match Box::pin(crate::broker::gate::admit(self.ctx, *record)).await {
+            match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
                 Ok(waiter) => {
                     open.push(waiter.id);
                     waiting.push(async move { (key, waiter.ended().await) }.boxed());

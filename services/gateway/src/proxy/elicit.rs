@@ -11,6 +11,21 @@ use uuid::Uuid;
 use super::CallContext;
 use crate::storage::{Elicitation, Outcome, ServerSnapshot};
 
+/// A server's question as the org's rules stand when it arrives: the call as
+/// it is now ([`CallContext::current`]) and the question's record, or why it
+/// is refused.
+pub async fn prepare(
+    ctx: &CallContext,
+    params: Option<&RawValue>,
+    protocol: &str,
+) -> Result<(CallContext, Box<Elicitation>), String> {
+    let now = ctx.current().await?;
+    match intake(&now, params, protocol) {
+        Intake::Open(record) => Ok((now, record)),
+        Intake::Refuse(why) => Err(why),
+    }
+}
+
 pub enum Intake {
     /// Show it: store it as pending.
     Open(Box<Elicitation>),

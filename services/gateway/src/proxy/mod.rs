@@ -48,6 +48,7 @@ use crate::api::auth::authenticate_token;
 use crate::api::error::ApiError;
 use crate::api::servers::open_headers;
 use crate::app::AppState;
+use crate::cache::Forget;
 use crate::storage::{Server, TokenPrincipal};
 use call::{Down, failure};
 use meta::{RawObject, raw};
@@ -78,12 +79,103 @@ pub struct CallContext {
 pub struct Proxy {
     http: reqwest::Client,
     limits: crate::config::UpstreamLimits,
+    calls: CallCounts,
     pub sessions: sessions::Sessions,
-    shared: Mutex<HashMap<SharedKey, Arc<OnceCell<Arc<Link>>>>>,
+    shared: Mutex<HashMap<SharedKey, SharedLink>>,
+}
+
+/// A modern agent's link to a server, made on first use.
+struct SharedLink {
+    org_id: Uuid,
+    cell: Arc<OnceCell<Arc<Link>>>,
 }
 
 /// A modern agent's link: per user, server, and the server's last registry change.
 type SharedKey = (Uuid, Uuid, i128);
+
+/// Calls in flight on this replica, per API token: each one holds memory and
+/// an upstream connection for as long as a person takes, so a token gets a
+/// bounded number of them (`HERALD_MAX_CALLS_PER_TOKEN`); and when the token
+/// or its member's place in the org ends, so do its calls.
+#[derive(Clone, Default)]
+struct CallCounts(Arc<Mutex<HashMap<Uuid, TokenCalls>>>);
+
+struct TokenCalls {
+    count: usize,
+    /// Every call of the token runs under a child of this.
+    ended: CancellationToken,
+    org_id: Uuid,
+    user_id: Uuid,
+}
+
+/// One call's place in its token's count, given back when the call ends.
+pub struct CallSlot {
+    counts: CallCounts,
+    token: Uuid,
+    /// Cancelled when the token is revoked or its member leaves the org.
+    pub ended: CancellationToken,
+}
+
+impl CallCounts {
+    fn take(&self, principal: &TokenPrincipal, cap: usize) -> Option<CallSlot> {
+        let mut counts = self.0.lock().expect("call counts lock");
+        let calls = counts.entry(principal.token_id).or_insert_with(|| TokenCalls {
+            count: 0,
+            ended: CancellationToken::new(),
+            org_id: principal.membership.org.id,
+            user_id: principal.user.id,
+        });
+        if calls.count >= cap {
+            return None;
+        }
+        calls.count += 1;
+        Some(CallSlot { counts: self.clone(), token: principal.token_id, ended: calls.ended.child_token() })
+    }
+
+    /// Ends the calls of the tokens `which` picks.
+    fn end(&self, which: impl Fn(&Uuid, &TokenCalls) -> bool) {
+        for (_, calls) in self.0.lock().expect("call counts lock").iter().filter(|(t, c)| which(t, c)) {
+            calls.ended.cancel();
+        }
+    }
+}
+
+impl Drop for CallSlot {
+    fn drop(&mut self) {
+        let mut counts = self.counts.0.lock().expect("call counts lock");
+        if let Some(calls) = counts.get_mut(&self.token) {
+            calls.count -= 1;
+            if calls.count == 0 {
+                counts.remove(&self.token);
+            }
+        }
+    }
+}
+
+/// A place for one more call of `principal`'s token, or the refusal to send.
+fn call_slot(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    id: &RequestId,
+) -> Result<CallSlot, Box<Response>> {
+    let cap = state.config.limits.calls_per_token;
+    state.proxy.calls.take(principal, cap).ok_or_else(|| {
+        let refusal = Message::error(
+            Some(id.clone()),
+            TOO_MANY,
+            format!(
+                "this API token already has {cap} calls in flight through Herald, the most allowed \
+                 (HERALD_MAX_CALLS_PER_TOKEN); retry when one has finished"
+            ),
+        );
+        let mut response = rpc(StatusCode::TOO_MANY_REQUESTS, &refusal);
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        Box::new(response)
+    })
+}
+
+/// The JSON-RPC error code of Herald's own caps (implementation-defined range).
+const TOO_MANY: i64 = -32000;
 
 impl Proxy {
     pub fn new(limits: crate::config::UpstreamLimits) -> Self {
@@ -97,7 +189,13 @@ impl Proxy {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("the HTTP client builds");
-        Self { http, limits, sessions: Default::default(), shared: Default::default() }
+        Self {
+            http,
+            limits,
+            calls: CallCounts::default(),
+            sessions: Default::default(),
+            shared: Default::default(),
+        }
     }
 
     /// Closes every upstream link this replica holds (shutting down). A
@@ -105,12 +203,58 @@ impl Proxy {
     /// the database it holds) only goes once the links are closed.
     pub async fn close_all(&self) {
         self.sessions.close_all().await;
-        let cells: Vec<_> = self.shared.lock().expect("links lock").drain().map(|(_, cell)| cell).collect();
+        let cells: Vec<_> = self.shared.lock().expect("links lock").drain().map(|(_, l)| l.cell).collect();
         for cell in cells {
             if let Some(Link::Legacy(link)) = cell.get().map(AsRef::as_ref) {
                 link.close().await;
             }
         }
+    }
+
+    /// Retires what a change leaves standing on a stale footing, on this
+    /// replica: a revoked token's calls and sessions; a departed member's
+    /// calls, sessions and links in the org; links made with a server's old
+    /// registration or the org's old policy (the calls on them finish; the
+    /// next call makes a fresh link).
+    pub fn retire(&self, change: &Forget) {
+        match change {
+            Forget::CachedToken { token_id } => {
+                self.calls.end(|token, _| token == token_id);
+                self.sessions.shut_where(|s| s.record.token_id == Some(*token_id));
+            }
+            Forget::CachedMember { org_id, user_id, left: true } => {
+                self.calls.end(|_, c| c.org_id == *org_id && c.user_id == *user_id);
+                self.sessions.shut_where(|s| s.record.org_id == *org_id && s.record.user_id == *user_id);
+                let gone = self.take_shared(|key, link| link.org_id == *org_id && key.0 == *user_id);
+                tokio::spawn(async move {
+                    for cell in gone {
+                        if let Some(Link::Legacy(link)) = cell.get().map(AsRef::as_ref) {
+                            link.close().await;
+                        }
+                    }
+                });
+            }
+            Forget::CachedMember { .. } => {}
+            Forget::CachedServer { org_id, server_id, .. } => {
+                // Without the id (an older replica's event), every link of the org is renewed.
+                let of_server =
+                    |org: Uuid, server: Uuid| org == *org_id && server_id.is_none_or(|id| id == server);
+                self.take_shared(|key, link| of_server(link.org_id, key.1));
+                self.sessions.renew_links_where(|s| of_server(s.record.org_id, s.record.server_id));
+            }
+            Forget::CachedPolicy { org_id } => {
+                // Links declare the org's URL-mode rule upstream: the next call declares the new one.
+                self.take_shared(|_, link| link.org_id == *org_id);
+                self.sessions.renew_links_where(|s| s.record.org_id == *org_id);
+            }
+        }
+    }
+
+    /// Removes the shared links `which` picks; calls holding one keep it until they end.
+    fn take_shared(&self, which: impl Fn(&SharedKey, &SharedLink) -> bool) -> Vec<Arc<OnceCell<Arc<Link>>>> {
+        let mut shared = self.shared.lock().expect("links lock");
+        let keys: Vec<SharedKey> = shared.iter().filter(|(k, l)| which(k, l)).map(|(k, _)| *k).collect();
+        keys.iter().filter_map(|k| shared.remove(k)).map(|l| l.cell).collect()
     }
 
     fn endpoint(&self, state: &AppState, org: &str, server: &Server) -> Result<Endpoint, Message> {
@@ -136,7 +280,14 @@ impl Proxy {
         let (state, server, user_id) = (&ctx.state, &ctx.server, ctx.user_id);
         // The registry's last change is in the key: an edited server gets fresh links.
         let key = (user_id, server.id, server.updated_at.unix_timestamp_nanos());
-        let cell = self.shared.lock().expect("links lock").entry(key).or_default().clone();
+        let cell = self
+            .shared
+            .lock()
+            .expect("links lock")
+            .entry(key)
+            .or_insert_with(|| SharedLink { org_id: ctx.org_id, cell: Arc::default() })
+            .cell
+            .clone();
         let link = cell
             .get_or_try_init(|| async {
                 let endpoint = self.endpoint(state, &ctx.org_slug, server)?;
@@ -322,6 +473,44 @@ impl CallContext {
     }
 }
 
+impl CallContext {
+    /// The same call as things are now: the org's current policy and the
+    /// server's current registration, for a person who is still a member.
+    /// A long call, or a link's standalone stream, may outlive a policy
+    /// change, a server edit or a membership: each question is judged by
+    /// what is true when it arrives. `Err` says why it may not be asked.
+    pub async fn current(&self) -> Result<CallContext, String> {
+        let state = &self.state;
+        let member = match state.caches.is_member(self.org_id, self.user_id) {
+            Some(known) => known,
+            None => {
+                let found = state.store.membership(&self.org_slug, self.user_id).await.map_err(|e| {
+                    tracing::warn!(error = %e, "cannot confirm a membership");
+                    "the host could not confirm the person's membership".to_owned()
+                })?;
+                let member = found.is_some_and(|m| m.org.id == self.org_id);
+                state.caches.put_member(self.org_id, self.user_id, member);
+                member
+            }
+        };
+        if !member {
+            return Err("the person it would ask is no longer a member of this organisation".into());
+        }
+        let server = crate::api::servers::registered(state, self.org_id, &self.server.slug)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "cannot read the server's registration");
+                "the host could not read the server's registration".to_owned()
+            })?
+            .filter(|s| s.id == self.server.id)
+            .ok_or_else(|| "the server is no longer registered".to_owned())?;
+        let mut now = self.clone();
+        now.server = (*server).clone();
+        now.policy = policy(state, self.org_id).await;
+        Ok(now)
+    }
+}
+
 async fn policy(state: &AppState, org_id: Uuid) -> OrgPolicy {
     match crate::api::policy::load(state, org_id).await {
         Ok(p) => p,
@@ -353,6 +542,26 @@ async fn initialize(
     } else {
         PROTOCOL_VERSION_2025_11_25
     };
+    // Each session may hold an upstream session and a stream: a token gets a bounded number.
+    let cap = state.config.limits.sessions_per_token;
+    let idle_since = time::OffsetDateTime::now_utc() - sessions::SESSION_IDLE;
+    match state.store.count_agent_sessions_of_token(principal.token_id, idle_since).await {
+        Ok(open) if open >= cap => {
+            let refusal = Message::error(
+                Some(id.clone()),
+                TOO_MANY,
+                format!(
+                    "this API token already has {cap} sessions open with Herald, the most allowed \
+                     (HERALD_MAX_SESSIONS_PER_TOKEN): end unused ones with DELETE, or let them expire \
+                     after {} hours unused",
+                    sessions::SESSION_IDLE.as_secs() / 3600
+                ),
+            );
+            return rpc(StatusCode::TOO_MANY_REQUESTS, &refusal);
+        }
+        Ok(_) => {}
+        Err(e) => return ApiError::from(e).into_response(),
+    }
     let ctx = context(state, principal, server.clone()).await;
     let endpoint = match state.proxy.endpoint(state, &ctx.org_slug, &server) {
         Ok(e) => e,
@@ -423,12 +632,16 @@ async fn legacy_request(
                 Ok(p) => p,
                 Err(e) => return rpc(StatusCode::OK, &Message::error(Some(id), INVALID_PARAMS, e)),
             };
+            let slot = match call_slot(state, principal, &id) {
+                Ok(slot) => slot,
+                Err(refusal) => return *refusal,
+            };
             let ctx = context(state, principal, server.clone()).await;
             let link = match session.link(state, &ctx).await {
                 Ok(link) => link,
                 Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
             };
-            let cancel = CancellationToken::new();
+            let cancel = slot.ended.child_token();
             session.in_flight.lock().expect("in-flight lock").insert(id.clone(), cancel.clone());
             let request = call::Request {
                 id: id.clone(),
@@ -438,7 +651,7 @@ async fn legacy_request(
                 headers: ReqHeaderMap::new(),
                 agent: era::AgentEra::Legacy,
             };
-            let response = forward(ctx, link, request, cancel).await;
+            let response = forward(ctx, link, request, cancel, slot).await;
             let session = session.clone();
             // Forget the token when the response is done (or dropped).
             finish_later(response, move || {
@@ -597,6 +810,10 @@ async fn modern_request(
             ),
         );
     }
+    let slot = match call_slot(state, principal, &id) {
+        Ok(slot) => slot,
+        Err(refusal) => return *refusal,
+    };
     let ctx = context(state, principal, server).await;
     let link = match state.proxy.shared_link(&ctx).await {
         Ok(link) => link,
@@ -633,7 +850,8 @@ async fn modern_request(
         headers: passed,
         agent: era::AgentEra::Modern { log_level },
     };
-    forward(ctx, link, request, CancellationToken::new()).await
+    let cancel = slot.ended.child_token();
+    forward(ctx, link, request, cancel, slot).await
 }
 
 /// The 2026-07-28 rules: headers present and equal to the body.
@@ -689,13 +907,19 @@ async fn forward(
     link: Arc<Link>,
     request: call::Request,
     cancel: CancellationToken,
+    slot: CallSlot,
 ) -> Response {
     ctx.tool = name_param(&request.method).and_then(|key| request.params.string(key));
     ctx.progress_token = request.params.meta().get("progressToken").cloned();
     ctx.call = crate::telemetry::mcp::current();
     let (tx, mut rx) = mpsc::channel::<Down>(32);
     let id = request.id.clone();
-    let mut running = Detach(Some(Box::pin(call::run(ctx, link, request, tx, cancel))));
+    let call = call::run(ctx, link, request, tx, cancel);
+    // The token's place is held until the call ends, wherever it runs on.
+    let mut running = Detach(Some(Box::pin(async move {
+        call.await;
+        drop(slot);
+    })));
     let first = match running.step(&mut rx).await {
         Step::Finished => rx.recv().await,
         Step::Said(item) => item,

@@ -15,7 +15,6 @@ use herald_mcp::{Message, RequestId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
-use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use super::CallContext;
@@ -49,7 +48,11 @@ impl Default for Sessions {
 /// One legacy session as this replica serves it.
 pub struct AgentSession {
     pub record: AgentSessionRecord,
-    link: OnceCell<Arc<Link>>,
+    /// This replica's upstream link for the session, made on first use and
+    /// renewed after the server's registration or the org's policy changed.
+    link: Mutex<Option<Arc<Link>>>,
+    /// One link being made at a time.
+    linking: tokio::sync::Mutex<()>,
     /// Requests in flight on this replica, by the agent's request id.
     pub in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// When this replica last confirmed the row, last wrote its use, last served it.
@@ -63,7 +66,8 @@ impl AgentSession {
         let now = Instant::now();
         Self {
             record,
-            link: OnceCell::new_with(link),
+            link: Mutex::new(link),
+            linking: tokio::sync::Mutex::new(()),
             in_flight: Mutex::default(),
             checked: Mutex::new(now),
             touched: Mutex::new(now),
@@ -71,21 +75,32 @@ impl AgentSession {
         }
     }
 
+    fn current_link(&self) -> Option<Arc<Link>> {
+        self.link.lock().expect("link lock").clone()
+    }
+
     /// This replica's upstream link for the session, made on first use.
     pub async fn link(&self, state: &AppState, ctx: &CallContext) -> Result<Arc<Link>, Message> {
-        let link = self
-            .link
-            .get_or_try_init(|| async {
-                let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server)?;
-                let options = LinkOptions::for_call(ctx, self.record.agent_capabilities.as_ref());
-                let link = Link::connect(endpoint, options)
-                    .await
-                    .map_err(|e| super::unreachable_server(&ctx.server, &e))?;
-                link.listen(ctx.clone());
-                Ok::<_, Message>(link)
-            })
-            .await?;
-        Ok(link.clone())
+        if let Some(link) = self.current_link() {
+            return Ok(link);
+        }
+        let _one_at_a_time = self.linking.lock().await;
+        if let Some(link) = self.current_link() {
+            return Ok(link);
+        }
+        let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server)?;
+        let options = LinkOptions::for_call(ctx, self.record.agent_capabilities.as_ref());
+        let link =
+            Link::connect(endpoint, options).await.map_err(|e| super::unreachable_server(&ctx.server, &e))?;
+        link.listen(ctx.clone());
+        *self.link.lock().expect("link lock") = Some(link.clone());
+        Ok(link)
+    }
+
+    /// Lets go of the link: calls running on it finish there, the next one
+    /// makes a fresh link (the server's registration or the policy changed).
+    fn renew_link(&self) {
+        self.link.lock().expect("link lock").take();
     }
 
     /// Cancels this replica's in-flight requests at once and closes its
@@ -105,7 +120,10 @@ impl AgentSession {
     /// Cancels this replica's in-flight requests and closes its upstream link.
     async fn close(&self) {
         self.cancel_in_flight();
-        if let Some(Link::Legacy(link)) = self.link.get().map(AsRef::as_ref) {
+        let link = self.link.lock().expect("link lock").take();
+        if let Some(link) = link
+            && let Link::Legacy(link) = link.as_ref()
+        {
             link.close().await;
         }
     }
@@ -117,9 +135,12 @@ impl AgentSession {
     /// The agent's answer to a request Herald relayed from the server, if
     /// this replica's link for the session awaits it (`Err` gives it back).
     fn deliver_here(&self, answer: Message) -> Result<(), Message> {
-        match self.link.get().map(AsRef::as_ref) {
-            Some(Link::Legacy(link)) => link.answers.deliver(answer),
-            _ => Err(answer),
+        match self.current_link() {
+            Some(link) => match link.as_ref() {
+                Link::Legacy(legacy) => legacy.answers.deliver(answer),
+                Link::Modern(_) => Err(answer),
+            },
+            None => Err(answer),
         }
     }
 }
@@ -187,6 +208,7 @@ impl Sessions {
             protocol_version: protocol_version.to_owned(),
             agent_info: agent.info,
             agent_capabilities: agent.capabilities,
+            token_id: Some(principal.token_id),
             created_at: now,
             last_seen_at: now,
         };
@@ -351,6 +373,33 @@ impl Sessions {
             }
         }
         true
+    }
+
+    /// Ends, on this replica, the sessions `which` picks (their credential or
+    /// membership ended): their calls are cancelled and their links closed.
+    pub fn shut_where(&self, which: impl Fn(&AgentSession) -> bool) {
+        let mut local = self.local.lock().expect("sessions lock");
+        local.retain(|_, s| {
+            let ends = which(s);
+            if ends {
+                s.shut();
+            }
+            !ends
+        });
+    }
+
+    /// Renews, on this replica, the links of the sessions `which` picks.
+    pub fn renew_links_where(&self, which: impl Fn(&AgentSession) -> bool) {
+        for session in self.local.lock().expect("sessions lock").values().filter(|s| which(s)) {
+            session.renew_link();
+        }
+    }
+
+    /// Ends every session of a revoked token: its rows here, its calls and
+    /// links on every replica (the revocation's `Forget` reaches them).
+    pub async fn end_of_token(&self, state: &AppState, token_id: uuid::Uuid) -> Result<(), StoreError> {
+        state.store.delete_agent_sessions_of_token(token_id).await?;
+        Ok(())
     }
 
     /// Lets go of every session on this replica (shutting down); rows stay.

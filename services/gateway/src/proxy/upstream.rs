@@ -335,11 +335,12 @@ async fn on_stream_message(
             let _ = legacy.respond(id, raw(&json!({}))).await;
         }
         Message::Request { id, method, params } if method == "elicitation/create" => {
-            match super::elicit::intake(ctx, params.as_deref(), "legacy") {
-                super::elicit::Intake::Refuse(why) => {
+            // Judged by the org's rules as they are now: the stream outlives the call that opened it.
+            match super::elicit::prepare(ctx, params.as_deref(), "legacy").await {
+                Err(why) => {
                     let _ = legacy.respond_error(id, herald_mcp::jsonrpc::INVALID_PARAMS, &why).await;
                 }
-                super::elicit::Intake::Open(record) => match crate::broker::gate::admit(ctx, *record).await {
+                Ok((ctx, record)) => match crate::broker::gate::admit(&ctx, *record).await {
                     Ok(waiter) => {
                         open.lock().expect("open lock").insert(id.clone(), waiter.id);
                         let (link, open) = (link.clone(), open.clone());

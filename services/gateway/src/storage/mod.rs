@@ -320,6 +320,8 @@ pub struct AgentSessionRecord {
     pub agent_info: Option<serde_json::Value>,
     /// The capabilities the agent declared in `initialize`.
     pub agent_capabilities: Option<serde_json::Value>,
+    /// The API token the session was opened with.
+    pub token_id: Option<Uuid>,
     pub created_at: OffsetDateTime,
     pub last_seen_at: OffsetDateTime,
 }
@@ -551,6 +553,10 @@ pub trait Store: Send + Sync + 'static {
     async fn touch_agent_session(&self, id_hash: &[u8], now: OffsetDateTime) -> Result<bool>;
     /// Ends a session; `false` when it did not exist.
     async fn delete_agent_session(&self, id_hash: &[u8]) -> Result<bool>;
+    /// Sessions of `token_id` used since `since` (the ones that still count).
+    async fn count_agent_sessions_of_token(&self, token_id: Uuid, since: OffsetDateTime) -> Result<u64>;
+    /// Deletes every session of `token_id`; returns their id hashes.
+    async fn delete_agent_sessions_of_token(&self, token_id: Uuid) -> Result<Vec<Vec<u8>>>;
     /// Forgets sessions unused since `before`.
     async fn purge_idle_agent_sessions(&self, before: OffsetDateTime) -> Result<u64>;
     /// Forgets the content of accepted answers resolved before `before` (retention).

@@ -375,6 +375,7 @@ pub(super) struct AgentSessionRow {
     pub protocol_version: String,
     pub agent_info: Option<Json<serde_json::Value>>,
     pub agent_capabilities: Option<Json<serde_json::Value>>,
+    pub token_id: Option<Uuid>,
     pub created_at: DbTime,
     pub last_seen_at: DbTime,
 }
@@ -389,6 +390,7 @@ impl From<AgentSessionRow> for AgentSessionRecord {
             protocol_version: r.protocol_version,
             agent_info: r.agent_info.map(|j| j.0),
             agent_capabilities: r.agent_capabilities.map(|j| j.0),
+            token_id: r.token_id,
             created_at: r.created_at.0,
             last_seen_at: r.last_seen_at.0,
         }

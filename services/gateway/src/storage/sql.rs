@@ -1072,8 +1072,8 @@ macro_rules! impl_store {
                 use $crate::storage::DbTime;
                 sqlx::query(
                     "INSERT INTO agent_sessions (id_hash, org_id, user_id, server_id, protocol_version, \
-                     agent_info, created_at, last_seen_at, agent_capabilities) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                     agent_info, created_at, last_seen_at, agent_capabilities, token_id) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 )
                 .bind(&s.id_hash)
                 .bind(s.org_id)
@@ -1084,6 +1084,7 @@ macro_rules! impl_store {
                 .bind(DbTime(s.created_at))
                 .bind(DbTime(s.last_seen_at))
                 .bind(s.agent_capabilities.as_ref().map(sqlx::types::Json))
+                .bind(s.token_id)
                 .execute(&self.pool)
                 .await?;
                 Ok(())
@@ -1095,7 +1096,7 @@ macro_rules! impl_store {
             ) -> $crate::storage::Result<Option<$crate::storage::AgentSessionRecord>> {
                 let row: Option<$crate::storage::rows::AgentSessionRow> = sqlx::query_as(
                     "SELECT id_hash, org_id, user_id, server_id, protocol_version, agent_info, agent_capabilities, \
-                     created_at, last_seen_at FROM agent_sessions WHERE id_hash = $1",
+                     token_id, created_at, last_seen_at FROM agent_sessions WHERE id_hash = $1",
                 )
                 .bind(id_hash)
                 .fetch_optional(&self.pool)
@@ -1122,6 +1123,33 @@ macro_rules! impl_store {
                     .execute(&self.pool)
                     .await?;
                 Ok(done.rows_affected() > 0)
+            }
+
+            async fn count_agent_sessions_of_token(
+                &self,
+                token_id: uuid::Uuid,
+                since: time::OffsetDateTime,
+            ) -> $crate::storage::Result<u64> {
+                let (count,): (i64,) = sqlx::query_as(
+                    "SELECT COUNT(*) FROM agent_sessions WHERE token_id = $1 AND last_seen_at >= $2",
+                )
+                .bind(token_id)
+                .bind($crate::storage::DbTime(since))
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(u64::try_from(count).unwrap_or(0))
+            }
+
+            async fn delete_agent_sessions_of_token(
+                &self,
+                token_id: uuid::Uuid,
+            ) -> $crate::storage::Result<Vec<Vec<u8>>> {
+                let gone: Vec<(Vec<u8>,)> =
+                    sqlx::query_as("DELETE FROM agent_sessions WHERE token_id = $1 RETURNING id_hash")
+                        .bind(token_id)
+                        .fetch_all(&self.pool)
+                        .await?;
+                Ok(gone.into_iter().map(|(hash,)| hash).collect())
             }
 
             async fn purge_idle_agent_sessions(

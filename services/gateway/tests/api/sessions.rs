@@ -59,6 +59,7 @@ async fn planted(store: &Arc<dyn Store>, app: &TestApp, token: &str, last_seen: 
         protocol_version: "2025-11-25".into(),
         agent_info: Some(json!({ "name": "planted", "version": "1" })),
         agent_capabilities: None,
+        token_id: None,
         created_at: last_seen,
         last_seen_at: last_seen,
     };

@@ -96,6 +96,7 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         session_hours: "168".into(),
         metrics: "on".into(),
         upstream: Default::default(),
+        limits: Default::default(),
     }
 }
 
