@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use super::events::{ServerEvent, ServerView};
+use super::floods::{FloodKey, Summary};
 use super::outcome::{DecidedBy, outcome, reason};
 use super::{Broker, Waiter};
 use crate::audit::{self, Actor, Subject};
@@ -81,13 +82,20 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
     };
     let mut decision = decide(&facts, policy);
     if matches!(decision, Decision::Show { .. }) {
-        // Only questions that got this far count against the caps.
-        facts.rate = rate_counts(ctx, now).await?;
+        // Only questions that got this far count against the caps, and only
+        // those shown stay counted: a server whose questions are refused must
+        // not use up the budget of the org's well-behaved servers.
+        let (rate, counted) = rate_counts(ctx, now).await?;
+        facts.rate = rate;
         facts.url = record
             .url
             .as_deref()
             .map(|url| check_url(url, &policy.url_mode, ctx.state.config.is_development()).into_result());
         decision = decide(&facts, policy);
+        if !matches!(decision, Decision::Show { .. }) {
+            let keys = counted.each_ref().map(|(key, at)| (key.as_str(), *at));
+            store.unbump_counters(keys).await?;
+        }
     }
     crate::telemetry::metrics::metrics().policy_decision(match &decision {
         Decision::Show { .. } => "shown",
@@ -120,7 +128,9 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
     }
 }
 
-/// Records the policy's answer (never shown) and audits it with its reason.
+/// Records the policy's answer (never shown) and audits it with its reason;
+/// beyond the first few of a minute for this person, server and reason, the
+/// answer is given unrecorded and counted in the minute's summary.
 async fn answer(
     ctx: &CallContext,
     mut record: Elicitation,
@@ -129,6 +139,18 @@ async fn answer(
     hits: &[CredentialHit],
 ) -> Result<Waiter, StoreError> {
     record.outcome = Some(outcome(action, None, DecidedBy::Policy, why));
+    let key = FloodKey {
+        org_id: ctx.org_id,
+        user_id: ctx.user_id,
+        server_slug: ctx.server.slug.clone(),
+        reason: why,
+    };
+    let (individually, ended) = ctx.state.broker.floods.record_individually(key, std::time::Instant::now());
+    audit_floods(ctx.state.store.as_ref(), ended).await;
+    if !individually {
+        crate::telemetry::metrics::metrics().policy_decision_unrecorded(why);
+        return Ok(ctx.state.broker.answered_unrecorded(record));
+    }
     let details = json!({
         "elicitation_id": record.id,
         "action": action.as_str(),
@@ -146,6 +168,24 @@ async fn answer(
     audit::record(ctx.state.store.as_ref(), ctx.org_id, Actor::Policy, "elicitation.auto_answered", subject)
         .await;
     Ok(waiter)
+}
+
+/// One audit entry per window that answered more than it recorded.
+pub async fn audit_floods(store: &dyn crate::storage::Store, ended: Vec<Summary>) {
+    for Summary { key, unrecorded } in ended {
+        let subject = Subject {
+            user_id: Some(key.user_id),
+            server_slug: Some(key.server_slug.clone()),
+            reason: Some(key.reason.to_owned()),
+            details: Some(json!({
+                "aggregated": true,
+                "count": unrecorded,
+                "window_secs": super::floods::WINDOW.as_secs(),
+                "note": "answered by the policy without a record of each: the server asked too often",
+            })),
+        };
+        audit::record(store, key.org_id, Actor::Policy, "elicitation.auto_answered", subject).await;
+    }
 }
 
 /// A server that keeps re-asking a declined question is muted for the person.
@@ -209,8 +249,12 @@ fn server_view(ctx: &CallContext) -> ServerView {
     ServerView { slug: ctx.server.slug.clone(), name: ctx.server.name.clone(), url: ctx.server.url.clone() }
 }
 
-/// Counts this question in the shared windows; each count excludes it.
-async fn rate_counts(ctx: &CallContext, now: OffsetDateTime) -> Result<RateCounts, StoreError> {
+/// Counts this question in the shared windows; each count excludes it. Also
+/// returns the counters bumped, to take the question back out of them.
+async fn rate_counts(
+    ctx: &CallContext,
+    now: OffsetDateTime,
+) -> Result<(RateCounts, [(String, OffsetDateTime); 3]), StoreError> {
     let store = ctx.state.store.as_ref();
     let (org, user, server) = (ctx.org_id, ctx.user_id, ctx.server.id);
     let minute = window_start(now, 60);
@@ -225,14 +269,16 @@ async fn rate_counts(ctx: &CallContext, now: OffsetDateTime) -> Result<RateCount
     // parallel with the read.
     let ([user_server, server_hour, org_hour], pending) = tokio::try_join!(
         store.bump_counters([(&keys[0], minute), (&keys[1], hour), (&keys[2], hour)]),
-        store.pending_count(user),
+        store.pending_count(org, user),
     )?;
-    Ok(RateCounts {
+    let counts = RateCounts {
         user_server_last_minute: before(user_server),
         server_last_hour: before(server_hour),
         org_last_hour: before(org_hour),
         pending_for_user: u32::try_from(pending).unwrap_or(u32::MAX),
-    })
+    };
+    let [a, b, c] = keys;
+    Ok((counts, [(a, minute), (b, hour), (c, hour)]))
 }
 
 fn window_start(now: OffsetDateTime, seconds: i64) -> OffsetDateTime {

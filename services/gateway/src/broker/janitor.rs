@@ -142,6 +142,8 @@ pub fn spawn(broker: &Arc<Broker>) -> tokio::task::JoinHandle<()> {
             ticks.tick().await;
             let Some(broker) = broker.upgrade() else { return };
             sweep(&broker).await;
+            let ended = broker.floods.ended(std::time::Instant::now());
+            super::gate::audit_floods(broker.store().as_ref(), ended).await;
             if round.is_multiple_of(RETENTION_EVERY) {
                 purge(&broker).await;
             }

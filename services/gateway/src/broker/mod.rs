@@ -9,6 +9,7 @@
 //! waiter and announced to every dashboard.
 
 pub mod events;
+pub mod floods;
 pub mod gate;
 pub mod hub;
 pub mod janitor;
@@ -54,6 +55,8 @@ pub struct Broker {
     liveness: std::sync::Mutex<janitor::Liveness>,
     /// The spans of the elicitations this replica opened, until they end.
     tracked: Mutex<HashMap<Uuid, crate::telemetry::elicitation::Tracked>>,
+    /// Automatic answers counted per person, server and reason, so floods are not stored one by one.
+    pub floods: floods::Floods,
 }
 
 impl Broker {
@@ -65,6 +68,7 @@ impl Broker {
             waiters: Mutex::new(HashMap::new()),
             liveness: std::sync::Mutex::new(janitor::Liveness::default()),
             tracked: Mutex::new(HashMap::new()),
+            floods: floods::Floods::default(),
         })
     }
 
@@ -115,6 +119,19 @@ impl Broker {
             rx: None,
             answered: Some(elicitation),
         })
+    }
+
+    /// An elicitation the policy answered on the person's behalf, not stored
+    /// (one of a flood, counted in its window's summary instead).
+    pub fn answered_unrecorded(self: &Arc<Self>, elicitation: Elicitation) -> Waiter {
+        Waiter {
+            broker: self.clone(),
+            id: elicitation.id,
+            user_id: elicitation.user_id,
+            deadline: elicitation.expires_at,
+            rx: None,
+            answered: Some(elicitation),
+        }
     }
 
     /// Ends a pending elicitation if it still is; `None` if it had already ended.

@@ -19,12 +19,38 @@ pub async fn prepare(
     params: Option<&RawValue>,
     protocol: &str,
 ) -> Result<(CallContext, Box<Elicitation>), String> {
+    // A server asking far more often than the org's rate cap is refused before the question
+    // costs anything more: no record, no database round trip.
+    let limit = ctx.policy.rate_caps.per_user_server_per_minute.saturating_mul(10).max(MIN_FLOOD_LIMIT);
+    if !ctx.state.broker.floods.ask(
+        ctx.org_id,
+        ctx.user_id,
+        &ctx.server.slug,
+        limit,
+        std::time::Instant::now(),
+    ) {
+        let key = crate::broker::floods::FloodKey {
+            org_id: ctx.org_id,
+            user_id: ctx.user_id,
+            server_slug: ctx.server.slug.clone(),
+            reason: crate::broker::outcome::reason::RATE_CAPPED,
+        };
+        let ended = ctx.state.broker.floods.count_unrecorded(key, std::time::Instant::now());
+        crate::broker::gate::audit_floods(ctx.state.store.as_ref(), ended).await;
+        return Err(format!(
+            "the server asked more than {limit} questions in a minute; Herald refuses more until the minute is over"
+        ));
+    }
     let now = ctx.current().await?;
     match intake(&now, params, protocol) {
         Intake::Open(record) => Ok((now, record)),
         Intake::Refuse(why) => Err(why),
     }
 }
+
+/// The fewest questions a minute a server may ask one person before Herald
+/// refuses more without looking at them (ten times the org's cap, at least this).
+pub const MIN_FLOOD_LIMIT: u32 = 60;
 
 pub enum Intake {
     /// Show it: store it as pending.

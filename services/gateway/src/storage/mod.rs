@@ -541,7 +541,8 @@ pub trait Store: Send + Sync + 'static {
         outcome: &Outcome,
     ) -> Result<Vec<Elicitation>>;
     /// How many elicitations are pending for the user, in every org.
-    async fn pending_count(&self, user_id: Uuid) -> Result<i64>;
+    /// The user's pending elicitations in one org.
+    async fn pending_count(&self, org_id: Uuid, user_id: Uuid) -> Result<i64>;
     /// What is pending across an org, per server, oldest group first (the admins' live view).
     async fn pending_by_server(&self, org_id: Uuid) -> Result<Vec<PendingGroup>>;
 
@@ -602,6 +603,8 @@ pub trait Store: Send + Sync + 'static {
     /// upsert, so every replica counts alike, and one commit for the three.
     /// The keys must differ.
     async fn bump_counters(&self, counters: [(&str, OffsetDateTime); 3]) -> Result<[i64; 3]>;
+    /// Takes back a bump of the same three counters (a question the policy refused after all).
+    async fn unbump_counters(&self, counters: [(&str, OffsetDateTime); 3]) -> Result<()>;
     /// Drops counters of windows that started before `before`.
     async fn purge_counters(&self, before: OffsetDateTime) -> Result<u64>;
     async fn audit(&self, entry: &AuditEntry) -> Result<()>;

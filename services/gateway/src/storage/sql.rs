@@ -1041,11 +1041,14 @@ macro_rules! impl_store {
                 Ok(rows.into_iter().map(Into::into).collect())
             }
 
-            async fn pending_count(&self, user_id: uuid::Uuid) -> $crate::storage::Result<i64> {
-                Ok(sqlx::query_scalar("SELECT COUNT(*) FROM elicitations WHERE user_id = $1 AND status = 'pending'")
-                    .bind(user_id)
-                    .fetch_one(&self.pool)
-                    .await?)
+            async fn pending_count(&self, org_id: uuid::Uuid, user_id: uuid::Uuid) -> $crate::storage::Result<i64> {
+                Ok(sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM elicitations WHERE user_id = $1 AND org_id = $2 AND status = 'pending'",
+                )
+                .bind(user_id)
+                .bind(org_id)
+                .fetch_one(&self.pool)
+                .await?)
             }
 
             async fn pending_by_server(
@@ -1343,6 +1346,26 @@ macro_rules! impl_store {
                     rows.iter().find(|(k, _)| k == key).map(|(_, c)| *c).ok_or($crate::storage::StoreError::NotFound)
                 };
                 Ok([count(counters[0].0)?, count(counters[1].0)?, count(counters[2].0)?])
+            }
+
+            async fn unbump_counters(
+                &self,
+                counters: [(&str, time::OffsetDateTime); 3],
+            ) -> $crate::storage::Result<()> {
+                use $crate::storage::DbTime;
+                sqlx::query(
+                    "UPDATE rate_counters SET count = count - 1 WHERE count > 0 AND \
+                     ((key = $1 AND window_start = $2) OR (key = $3 AND window_start = $4) OR (key = $5 AND window_start = $6))",
+                )
+                .bind(counters[0].0)
+                .bind(DbTime(counters[0].1))
+                .bind(counters[1].0)
+                .bind(DbTime(counters[1].1))
+                .bind(counters[2].0)
+                .bind(DbTime(counters[2].1))
+                .execute(self.counters_pool())
+                .await?;
+                Ok(())
             }
 
             async fn purge_counters(&self, before: time::OffsetDateTime) -> $crate::storage::Result<u64> {

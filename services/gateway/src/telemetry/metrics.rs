@@ -33,6 +33,7 @@ pub struct Metrics {
     elicitations_pending: UpDownCounter<i64>,
     answer_duration: Histogram<f64>,
     policy_decisions: Counter<u64>,
+    unrecorded_answers: Counter<u64>,
     websocket_connections: UpDownCounter<i64>,
     http_requests: Counter<u64>,
     http_duration: Histogram<f64>,
@@ -137,6 +138,12 @@ impl Metrics {
                     "Policy decisions on elicitations, by the rule that decided (shown: none did)",
                 )
                 .build(),
+            unrecorded_answers: meter
+                .u64_counter("herald.policy.unrecorded")
+                .with_description(
+                    "Automatic answers given without a record of each (a server asking too often), by rule",
+                )
+                .build(),
             websocket_connections: meter
                 .i64_up_down_counter("herald.websocket.connections")
                 .with_description("Open dashboard websockets on this replica")
@@ -208,6 +215,10 @@ impl Metrics {
 
     pub fn policy_decision(&self, rule: &str) {
         self.policy_decisions.add(1, &[KeyValue::new("rule", bounded(rule, super::elicitation::RULES))]);
+    }
+
+    pub fn policy_decision_unrecorded(&self, rule: &str) {
+        self.unrecorded_answers.add(1, &[KeyValue::new("rule", bounded(rule, super::elicitation::RULES))]);
     }
 
     pub fn websocket(&self, opened: bool) {

@@ -146,7 +146,10 @@ async fn a_removed_member_receives_no_more_questions() {
     w.puppet.streams_open(0).await;
     let _ = call.await;
     let user: uuid::Uuid = user_id.parse().unwrap();
-    assert_eq!(w.app.state.store.pending_count(user).await.unwrap(), 0);
+    let owner: uuid::Uuid =
+        body(w.owner.get("/api/v1/me").await).await["user"]["id"].as_str().unwrap().parse().unwrap();
+    let org = w.app.state.store.membership("acme", owner).await.unwrap().unwrap().org.id;
+    assert_eq!(w.app.state.store.pending_count(org, user).await.unwrap(), 0);
 }
 
 /// Revoking a token ends its calls and its sessions at once.

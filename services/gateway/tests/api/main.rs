@@ -9,6 +9,7 @@ mod console;
 mod demo;
 mod elicitations;
 mod errors;
+mod floods;
 mod follows_truth;
 mod governance;
 mod hostile_upstream;

@@ -34,7 +34,7 @@ impl Puppet {
         let puppet = Puppet {
             url: String::new(),
             received: watch::Sender::new(Vec::new()),
-            calls: broadcast::channel(64).0,
+            calls: broadcast::channel(4096).0,
             streams: broadcast::channel(64).0,
             open_streams: watch::Sender::new(0),
             sessions: Arc::default(),
