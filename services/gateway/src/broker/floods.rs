@@ -19,6 +19,9 @@ pub const WINDOW: Duration = Duration::from_secs(60);
 /// Windows kept at once; past this the oldest are summed up early.
 const MAX_WINDOWS: usize = 10_000;
 
+/// Org, person and server slug.
+type AskedKey = (Uuid, Uuid, String);
+
 /// Whose automatic answers are counted together.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FloodKey {
@@ -45,7 +48,7 @@ pub struct Summary {
 pub struct Floods {
     answers: Mutex<HashMap<FloodKey, Window>>,
     /// Questions per person and server in the current window, before any other work.
-    asked: Mutex<HashMap<(Uuid, Uuid, String), (Instant, u32)>>,
+    asked: Mutex<HashMap<AskedKey, (Instant, u32)>>,
 }
 
 impl Floods {
