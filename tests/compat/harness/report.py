@@ -1,0 +1,118 @@
+"""The matrix as tables (terminal and Markdown) and as JSON."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from matrix import HOSTILE, QUESTION_KINDS, REQUEST_KINDS
+from schemas import SCHEMA_SOURCES
+
+MARK = {"pass": "✓", "fail": "✗", "n/a": "–"}
+ANSWER_ORDER = ("accept", "decline", "cancel", "call")
+START, END = "<!-- compat-matrix:start -->", "<!-- compat-matrix:end -->"
+
+
+def row_label(r: dict[str, Any]) -> str:
+    return f"{r['era']} {r['agent']}"
+
+
+def cell_text(results: list[dict[str, Any]]) -> str:
+    if not results:
+        return ""
+    if all(r["status"] == "n/a" for r in results):
+        return "n/a"
+    ordered = sorted(results, key=lambda r: ANSWER_ORDER.index(r["answer"]))
+    return "".join(MARK[r["status"]] for r in ordered)
+
+
+def tables(results: list[dict[str, Any]]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) for each table: one per upstream kind, then server requests, then bad input."""
+    out = []
+    rows = list(dict.fromkeys(row_label(r) for r in results))
+    groups = [(f"upstream {kind}", [r for r in results if r["upstream_kind"] == kind and r["kind"] in QUESTION_KINDS])
+              for kind in ("both eras", "legacy only", "modern only")]
+    groups.append(("server-to-client requests other than elicitation", [r for r in results if r["kind"] in REQUEST_KINDS]))
+    groups.append(("bad input (hostile upstreams)", [r for r in results if r["kind"] == HOSTILE]))
+    for title, group in groups:
+        if not group:
+            continue
+        columns = list(dict.fromkeys((r["upstream"], r["kind"]) for r in group))
+        by_cell: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in group:
+            by_cell[(row_label(r), r["upstream"], r["kind"])].append(r)
+        group_rows = [label for label in rows if any(key[0] == label for key in by_cell)]
+        header = ["agent (era, implementation)"] + [f"{up}: {kind}" for up, kind in columns]
+        body = [[label] + [cell_text(by_cell.get((label, up, kind), [])) for up, kind in columns] for label in group_rows]
+        out.append((title, header, body))
+    return out
+
+
+def text_table(header: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
+    line = lambda row: "  ".join(cell.ljust(w) for cell, w in zip(row, widths))  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(row) for row in body])
+
+
+def markdown_table(header: list[str], body: list[list[str]]) -> str:
+    rows = [header, ["---"] * len(header)] + body
+    return "\n".join("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows)
+
+
+def legend() -> str:
+    return ("Each cell: accept, decline, cancel (one mark for calls without a question): ✓ the rule holds, "
+            "✗ it does not, – not applicable (reason below). Rows: the agent's era and SDK; columns: the "
+            "upstream server and the kind of tool.")
+
+
+def markdown(results: list[dict[str, Any]], db: str, seconds: float) -> str:
+    parts = [f"Run of {time.strftime('%Y-%m-%d', time.gmtime())} on {db}, {len(results)} cells in {seconds:.0f} s "
+             f"(`tests/compat/run.sh`). {legend()}", ""]
+    for title, header, body in tables(results):
+        parts += [f"**{title}**", "", markdown_table(header, body), ""]
+    failures = [r for r in results if r["status"] == "fail"]
+    if failures:
+        parts += ["Failing cells and why:", ""]
+        parts += [f"- `{r['id']}`: {'; '.join(r['reasons'])}" for r in failures]
+        parts.append("")
+    na = sorted({(r["upstream"], r["kind"], r["reasons"][0]) for r in results if r["status"] == "n/a"})
+    if na:
+        parts += ["Not applicable:", ""] + [f"- {up}: {kind}: {why}" for up, kind, why in na] + [""]
+    return "\n".join(parts)
+
+
+def write_docs(path: Path, block: str) -> None:
+    text = path.read_text()
+    section = f"{START}\n{block}\n{END}"
+    if START in text and END in text:
+        head, rest = text.split(START, 1)
+        text = head + section + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n## Compatibility matrix\n\n" + section + "\n"
+    path.write_text(text)
+
+
+def write_reports(results: list[dict[str, Any]], out: Path, db: str, seconds: float, docs: Path | None) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    counts = {status: sum(r["status"] == status for r in results) for status in ("pass", "fail", "n/a")}
+    print(f"\nCompatibility matrix ({db}). {legend()}\n")
+    for title, header, body in tables(results):
+        print(f"{title}\n{text_table(header, body)}\n")
+    for r in results:
+        if r["status"] == "fail":
+            print(f"FAIL {r['id']}\n     direct: {r.get('direct')}\n     herald: {r.get('herald')}")
+            for reason in r["reasons"]:
+                print(f"     - {reason}")
+    summary_line = f"compat ({db}): {counts['pass']} passed, {counts['fail']} failed, {counts['n/a']} n/a, {seconds:.0f} s"
+    print("\n" + summary_line)
+    report = {"database": db, "seconds": round(seconds, 1), "counts": counts, "schemas": SCHEMA_SOURCES, "cells": results}
+    (out / f"report-{db}.json").write_text(json.dumps(report, indent=2, default=str))
+    (out / "report.json").write_text(json.dumps(report, indent=2, default=str))
+    block = markdown(results, db, seconds)
+    (out / f"matrix-{db}.md").write_text(block)
+    if docs:
+        write_docs(docs, block)
+    return counts["fail"]
