@@ -83,13 +83,11 @@ def agent_specs(rmcp_peer: Path | None) -> list[tuple[AgentSpec, list[str]]]:
         (AgentSpec("python-sdk", LEGACY, "Python SDK mcp 2.3.0, mode=legacy"), python_agent + ["--era", LEGACY]),
         (AgentSpec("python-sdk", MODERN, "Python SDK mcp 2.3.0, mode=2026-07-28"), python_agent + ["--era", MODERN]),
     ]
-    ts_agent = COMPAT / "agents" / "ts_agent.mjs"
-    if ts_agent.exists():
-        specs.append((AgentSpec("typescript-sdk", LEGACY, "TypeScript SDK 1.32.2"), [str(NODE), str(ts_agent), "--era", LEGACY]))
-    ts2_agent = COMPAT / "agents" / "ts2_agent.mjs"
-    if ts2_agent.exists():
-        specs.append((AgentSpec("typescript-client-v2", MODERN, "TypeScript @modelcontextprotocol/client 2.4.0"),
-                      [str(NODE), str(ts2_agent), "--era", MODERN]))
+    ts_agent = [str(NODE), str(COMPAT / "agents" / "ts_agent.mjs")]
+    specs.append((AgentSpec("typescript-sdk", LEGACY, "TypeScript SDK @modelcontextprotocol/sdk 1.32.2"),
+                  ts_agent + ["--sdk", "v1", "--era", LEGACY]))
+    specs.append((AgentSpec("typescript-client-v2", MODERN, "TypeScript SDK v2 @modelcontextprotocol/client 2.4.0"),
+                  ts_agent + ["--sdk", "v2", "--era", MODERN]))
     if rmcp_peer:
         specs.append((AgentSpec("rmcp", LEGACY, "rmcp 3.11 client, Initialize"), [str(rmcp_peer), "agent", "--era", LEGACY]))
         specs.append((AgentSpec("rmcp", MODERN, "rmcp 3.11 client, Discover"), [str(rmcp_peer), "agent", "--era", MODERN]))
