@@ -33,7 +33,8 @@ case "$db" in sqlite|postgres) ;; *) echo "--db must be sqlite or postgres" >&2;
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 case "$CARGO_TARGET_DIR" in /*) ;; *) CARGO_TARGET_DIR="$root/$CARGO_TARGET_DIR" ;; esac
 echo "compat: building herald and the rmcp peer (debug)"
-cargo build --quiet --manifest-path "$root/Cargo.toml" -p herald-gateway --bin herald -p herald-compat-rmcp-peer
+cargo build --quiet --manifest-path "$root/Cargo.toml" -p herald-gateway --bin herald
+cargo build --quiet --manifest-path "$root/Cargo.toml" -p herald-compat-rmcp-peer
 bash "$root/tests/peers/install.sh"
 
 database_url=""
