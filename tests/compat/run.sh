@@ -4,15 +4,15 @@
 # the questions as the person; every message Herald sends an agent is checked against the
 # agent era's schema. Prints the matrix and exits non-zero if any cell breaks the rule.
 #
-#   tests/compat/run.sh [--db sqlite|postgres] [--filter REGEX] [--jobs N] [--write-docs] [--keep]
+#   tests/compat/run.sh [--db sqlite|postgres] [--filter REGEX] [--jobs N] [--write-docs]
 #
 #   --db postgres   a fresh database on 127.0.0.1:5432 (user postgres), dropped afterwards
 #   --filter REGEX  only the cells whose id matches, e.g. 'python-sdk-202607~py~push'
 #   --write-docs    rewrite the "Compatibility matrix" section of docs/api.md from this run
-#   --keep          keep the work directory (Herald's, the peers' and the agents' logs)
 #
 # Builds Herald (debug) and the rmcp peer, installs the peers (tests/peers/install.sh), and
-# writes tests/compat/out/report.json. Safe to rerun.
+# writes tests/compat/out/report.json; the logs of Herald, the peers and the agents stay in
+# tests/compat/out/work-<db>/ until the next run. Safe to rerun.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -24,8 +24,7 @@ while [ $# -gt 0 ]; do
     --filter) extra+=(--filter "$2"); shift 2 ;;
     --jobs) extra+=(--jobs "$2"); shift 2 ;;
     --write-docs) extra+=(--write-docs "$root/docs/api.md"); shift ;;
-    --keep) extra+=(--keep); shift ;;
-    *) echo "usage: $0 [--db sqlite|postgres] [--filter REGEX] [--jobs N] [--write-docs] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--db sqlite|postgres] [--filter REGEX] [--jobs N] [--write-docs]" >&2; exit 2 ;;
   esac
 done
 case "$db" in sqlite|postgres) ;; *) echo "--db must be sqlite or postgres" >&2; exit 2 ;; esac

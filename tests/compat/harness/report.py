@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -68,15 +69,32 @@ def legend() -> str:
             "upstream server and the kind of tool.")
 
 
-def markdown(results: list[dict[str, Any]], db: str, seconds: float) -> str:
-    parts = [f"Run of {time.strftime('%Y-%m-%d', time.gmtime())} on {db}, {len(results)} cells in {seconds:.0f} s "
-             f"(`tests/compat/run.sh`). {legend()}", ""]
+def failure_groups(results: list[dict[str, Any]]) -> list[str]:
+    """Failing cells grouped by upstream, tool kind and agent era: the to-do list, one line each."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in results:
+        if r["status"] == "fail":
+            groups[(r["upstream"], r["kind"], r["era"])].append(r)
+    lines = []
+    for (upstream, kind, era), cells in groups.items():
+        agents = ", ".join(dict.fromkeys(c["agent"] for c in cells))
+        answers = ", ".join(dict.fromkeys(c["answer"] for c in cells))
+        example = cells[0]
+        lines.append(f"{upstream} · {kind} · {era} agents ({agents}; {answers}; {len(cells)} cells): "
+                     f"{'; '.join(example['reasons'])} [e.g. `{example['id']}`]")
+    return lines
+
+
+def markdown(results: list[dict[str, Any]], db: str, seconds: float, revision: str) -> str:
+    parts = [f"Run of {time.strftime('%Y-%m-%d', time.gmtime())} against Herald {revision} on {db}: "
+             f"{len(results)} cells in {seconds:.0f} s (`tests/compat/run.sh`; every cell's details are in "
+             f"`tests/compat/out/report.json`). {legend()}", ""]
     for title, header, body in tables(results):
         parts += [f"**{title}**", "", markdown_table(header, body), ""]
-    failures = [r for r in results if r["status"] == "fail"]
+    failures = failure_groups(results)
     if failures:
-        parts += ["Failing cells and why:", ""]
-        parts += [f"- `{r['id']}`: {'; '.join(r['reasons'])}" for r in failures]
+        parts += ["Why cells fail (grouped by upstream, tool kind and agent era; the reasons of the first cell):", ""]
+        parts += [f"- {line}" for line in failures]
         parts.append("")
     na = sorted({(r["upstream"], r["kind"], r["reasons"][0]) for r in results if r["status"] == "n/a"})
     if na:
@@ -95,23 +113,33 @@ def write_docs(path: Path, block: str) -> None:
     path.write_text(text)
 
 
+def revision() -> str:
+    """The commit under test, for the docs' table."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10,
+                                cwd=Path(__file__).parent).stdout.strip()
+    except OSError:
+        commit = ""
+    return commit or "(unknown commit)"
+
+
 def write_reports(results: list[dict[str, Any]], out: Path, db: str, seconds: float, docs: Path | None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     counts = {status: sum(r["status"] == status for r in results) for status in ("pass", "fail", "n/a")}
     print(f"\nCompatibility matrix ({db}). {legend()}\n")
     for title, header, body in tables(results):
         print(f"{title}\n{text_table(header, body)}\n")
-    for r in results:
-        if r["status"] == "fail":
-            print(f"FAIL {r['id']}\n     direct: {r.get('direct')}\n     herald: {r.get('herald')}")
-            for reason in r["reasons"]:
-                print(f"     - {reason}")
+    failures = failure_groups(results)
+    if failures:
+        print("Why cells fail (grouped; report.json has every cell, direct and through Herald):")
+        for line in failures:
+            print(f"  - {line}")
     summary_line = f"compat ({db}): {counts['pass']} passed, {counts['fail']} failed, {counts['n/a']} n/a, {seconds:.0f} s"
     print("\n" + summary_line)
     report = {"database": db, "seconds": round(seconds, 1), "counts": counts, "schemas": SCHEMA_SOURCES, "cells": results}
     (out / f"report-{db}.json").write_text(json.dumps(report, indent=2, default=str))
     (out / "report.json").write_text(json.dumps(report, indent=2, default=str))
-    block = markdown(results, db, seconds)
+    block = markdown(results, db, seconds, revision())
     (out / f"matrix-{db}.md").write_text(block)
     if docs:
         write_docs(docs, block)

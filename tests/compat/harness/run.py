@@ -3,6 +3,8 @@
     tests/peers/.venv/bin/python tests/compat/harness/run.py --herald-bin PATH --database-url URL
         [--rmcp-peer PATH] [--filter REGEX] [--jobs N] [--out DIR] [--write-docs docs/api.md]
 
+Logs (Herald's, the peers', the agents') stay in OUT/work-<db>/ until the next run.
+
 Normally started by tests/compat/run.sh, which builds and installs what this needs.
 """
 
@@ -14,7 +16,6 @@ import json
 import re
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -45,7 +46,8 @@ HOSTILE_TIMEOUT = 45.0  # longer than Herald's 30 s wait for an upstream's respo
 
 
 def cell_id(*parts: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", "~".join(parts)).strip("_")
+    """`agent~upstream~kind~answer`, each part reduced to characters safe in a URL path."""
+    return "~".join(re.sub(r"[^A-Za-z0-9_.-]+", "_", part).strip("_") for part in parts)
 
 
 async def start_upstreams(processes: Processes, rmcp_peer: Path | None) -> list[Upstream]:
@@ -227,11 +229,13 @@ async def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="agents run side by side")
     parser.add_argument("--out", type=Path, default=COMPAT / "out")
     parser.add_argument("--write-docs", type=Path)
-    parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
     options = parser.parse_args()
 
     started = time.monotonic()
-    workdir = Path(tempfile.mkdtemp(prefix="herald-compat-"))
+    # Logs and the SQLite file stay in out/work-<db>/ after the run; the next run replaces them.
+    workdir = options.out / f"work-{options.db_label}"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
     processes = Processes(workdir)
     herald = Herald(options.herald_bin.resolve(), options.database_url or f"sqlite://{workdir}/herald.db", workdir)
     tap_server = None
@@ -283,10 +287,7 @@ async def main() -> int:
             tap_server.should_exit = True
         herald.stop()
         processes.stop_all()
-        if options.keep or status:
-            print(f"compat: logs kept in {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        print(f"compat: logs of Herald, the peers and the agents in {workdir}")
     return status
 
 
