@@ -27,7 +27,9 @@ PASSWORD = "compat matrix passphrase 7"
 
 
 class HeraldError(RuntimeError):
-    pass
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail or message
 
 
 class Herald:
@@ -116,7 +118,11 @@ class Api:
         response = await self.http.request(method, path, json=body)
         codes = (expect,) if isinstance(expect, int) else expect
         if response.status_code not in codes:
-            raise HeraldError(f"{method} {path} -> {response.status_code}: {response.text[:500]}")
+            try:
+                detail = f"HTTP {response.status_code} {response.json()['detail']}"
+            except (ValueError, KeyError, TypeError):
+                detail = f"HTTP {response.status_code} {response.text[:300]}"
+            raise HeraldError(f"{method} {path} -> {response.status_code}: {response.text[:500]}", detail)
         return response.json() if response.content else None
 
     async def close(self) -> None:

@@ -50,6 +50,7 @@ class Upstream:
     tools: dict[str, Tool | NotApplicable] = field(default_factory=dict)
     url: str = ""  # filled in once the server runs
     protocol: str | None = None  # Herald's per-server era, sent only when not "auto"
+    registration_error: str | None = None  # Herald refused to register it (e.g. no `protocol` field yet)
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,17 @@ def python_sdk_server() -> Upstream:
             PING: Tool("ping_push", fixed({})),
         },
     )
+
+
+def python_sdk_pinned(era: str) -> Upstream:
+    """The same Python SDK server registered a second time with Herald's per-server era set."""
+    base = python_sdk_server()
+    tools = {kind: base.tools[kind] for kind in QUESTION_KINDS}
+    if era == MODERN:
+        cannot = "registered with protocol 2026-07-28, where this tool cannot ask (it needs a back-channel or -32042)"
+        tools.update({PUSH: NotApplicable(cannot), URL: NotApplicable(cannot), URL_REQUIRED: NotApplicable(cannot)})
+    return Upstream(slug=f"py-pinned-{era[:4]}", name=f"Python SDK server, protocol {era}", kind="both eras",
+                    peer=base.peer, tools=tools, protocol=era)
 
 
 def everything_server() -> Upstream:

@@ -74,7 +74,8 @@ def failure_groups(results: list[dict[str, Any]]) -> list[str]:
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in results:
         if r["status"] == "fail":
-            groups[(r["upstream"], r["kind"], r["era"])].append(r)
+            unregistered = r["reasons"][0].startswith("Herald refused to register")
+            groups[(r["upstream"], "every tool" if unregistered else r["kind"], "all" if unregistered else r["era"])].append(r)
     lines = []
     for (upstream, kind, era), cells in groups.items():
         agents = ", ".join(dict.fromkeys(c["agent"] for c in cells))

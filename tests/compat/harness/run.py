@@ -29,11 +29,12 @@ ROOT = COMPAT.parent.parent
 PEERS = ROOT / "tests" / "peers"
 sys.path.insert(0, str(HERE))
 
-from herald import ORG, Herald, Person, invite_person, open_policy, register_server, sign_in  # noqa: E402
+from herald import ORG, Herald, HeraldError, Person, invite_person, open_policy, register_server, sign_in  # noqa: E402
 from judge import Run, judge_hostile, judge_question, judge_server_request, summary  # noqa: E402
 from matrix import (  # noqa: E402
     ANSWERS, HOSTILE, LEGACY, MODERN, NONE, QUESTION_KINDS, REQUEST_KINDS, AgentSpec, NotApplicable, Tool,
-    Upstream, everything_server, hostile_servers, python_sdk_server, rmcp_legacy_server, rmcp_modern_server,
+    Upstream, everything_server, hostile_servers, python_sdk_pinned, python_sdk_server, rmcp_legacy_server,
+    rmcp_modern_server,
 )
 from processes import AgentProcess, Processes, free_port, read_ready, wait_http  # noqa: E402
 from report import write_reports  # noqa: E402
@@ -59,6 +60,10 @@ async def start_upstreams(processes: Processes, rmcp_peer: Path | None) -> list[
     py.url = f"http://127.0.0.1:{port}/mcp"
     await wait_http(py.url, "the Python SDK server")
     upstreams.append(py)
+    for era in (LEGACY, MODERN):
+        pinned = python_sdk_pinned(era)
+        pinned.url = py.url
+        upstreams.append(pinned)
 
     everything = everything_server()
     child = processes.spawn("server-everything", ["bash", str(PEERS / "run-everything.sh"), "0"])
@@ -185,6 +190,8 @@ class Matrix:
         if isinstance(tool, NotApplicable):
             return {**base, "status": "n/a", "reasons": [tool.reason]}
         base["tool"] = tool.name
+        if upstream.registration_error:
+            return {**base, "status": "fail", "reasons": [upstream.registration_error]}
         direct = Run(outcome={"kind": "skipped"}) if cell["kind"] == HOSTILE else await self.direct(cell)
         herald = await self.through_herald(cell)
         if cell["kind"] == HOSTILE:
@@ -247,7 +254,13 @@ async def main() -> int:
         owner = await sign_in(herald.base, "owner@compat.example")
         await open_policy(owner)
         for upstream in upstreams:
-            await register_server(owner, upstream.slug, upstream.name, upstream.url, upstream.protocol)
+            try:
+                await register_server(owner, upstream.slug, upstream.name, upstream.url, upstream.protocol)
+            except HeraldError as e:
+                if not upstream.protocol:
+                    raise
+                upstream.registration_error = (
+                    f'Herald refused to register it with "protocol": "{upstream.protocol}": {e.detail}')
 
         specs = agent_specs(options.rmcp_peer)
         cells = [c for c in plan([s for s, _ in specs], upstreams) if re.search(options.filter, c["id"])]
