@@ -36,6 +36,9 @@ cargo build --quiet --manifest-path "$root/Cargo.toml" -p herald-gateway --bin h
 cargo build --quiet --manifest-path "$root/Cargo.toml" -p herald-compat-rmcp-peer
 bash "$root/tests/peers/install.sh"
 
+# A signal still runs the EXIT trap below (which drops the PostgreSQL database).
+trap 'exit 143' TERM
+trap 'exit 130' INT
 database_url=""
 if [ "$db" = postgres ]; then
   pg_isready -q -h 127.0.0.1 -p 5432 || { echo "compat: PostgreSQL is not running on 127.0.0.1:5432" >&2; exit 1; }

@@ -100,9 +100,10 @@ class Herald:
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
+            # No grace needed: a call still in flight here is one the run has given up on.
             self.process.terminate()
             try:
-                self.process.wait(10)
+                self.process.wait(3)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)

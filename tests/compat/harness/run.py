@@ -15,6 +15,7 @@ import asyncio
 import json
 import re
 import shutil
+import signal
 import sys
 import time
 from dataclasses import asdict
@@ -246,7 +247,12 @@ async def main() -> int:
     processes = Processes(workdir)
     herald = Herald(options.herald_bin.resolve(), options.database_url or f"sqlite://{workdir}/herald.db", workdir)
     tap_server = None
+    agents: dict[str, AgentProcess] = {}
     status = 1
+    # SIGTERM (a CI timeout, say) ends the run the way Ctrl-C does, through the cleanup below.
+    main_task = asyncio.current_task()
+    assert main_task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
     try:
         upstreams = await start_upstreams(processes, options.rmcp_peer)
         herald.bootstrap()
@@ -292,12 +298,17 @@ async def main() -> int:
         elapsed = time.monotonic() - started
         failed = write_reports(results, options.out, options.db_label, elapsed, options.write_docs)
         status = 1 if failed else 0
+    except asyncio.CancelledError:
+        print("compat: stopped by a signal before the matrix was complete", flush=True)
+        status = 143
     except Exception:
         print("compat: the run broke before the matrix was complete; Herald's log:\n" + herald.log_tail(), flush=True)
         raise
     finally:
         if tap_server is not None:
             tap_server.should_exit = True
+        for agent in agents.values():
+            agent.kill()
         herald.stop()
         processes.stop_all()
         print(f"compat: logs of Herald, the peers and the agents in {workdir}")
