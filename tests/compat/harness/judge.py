@@ -169,6 +169,10 @@ def judge_server_request(kind: str, era: str, direct: Run, herald: Run) -> list[
     must_relay = era != MODERN or relayed(direct, kind)
     if relayed(herald, kind):
         return problems
+    if any(re.search(r"Tool \S+ not found|Unknown tool", t) for t in texts(herald.outcome)):
+        # server-everything registers these tools only for a session that declared the capability.
+        return problems + [f"the tool does not exist through Herald (the capability was not declared upstream): "
+                           f"{summary(herald.outcome)}"]
     if must_relay:
         why = "the agent declared the capability" if era != MODERN else "the agent gets it directly"
         problems.append(f"expected the agent's answer relayed to the server ({why}), got {summary(herald.outcome)}")

@@ -160,6 +160,7 @@ HOSTILE_CASES = {
     "liar-modern": "answers server/discover for 2026-07-28, then pushes elicitation/create on the call's stream",
     "liar-legacy": "initializes a 2025-11-25 session, then answers tools/call with a 2026-07-28 input_required",
     "garbage-discover": "answers server/discover with 200 and a body that is not JSON-RPC",
+    "malformed-discover": "answers server/discover with a JSON-RPC result of the wrong shape",
     "stuck-initialize": "refuses server/discover as legacy, then never finishes initialize",
 }
 

@@ -7,6 +7,8 @@
   liar-legacy       refuses server/discover, initializes a 2025-11-25 session, then answers
                     tools/call with a 2026-07-28 `input_required` result
   garbage-discover  answers every POST, server/discover first, with 200 and a body that is not JSON
+  malformed-discover answers server/discover with a JSON-RPC result of the wrong shape
+                    (`supportedVersions` a string, no capabilities), and every other request likewise
   stuck-initialize  refuses server/discover as a legacy server does, then holds initialize open
                     forever (SSE headers and keep-alive comments, never a result)
 """
@@ -89,6 +91,11 @@ async def garbage_discover(request: Request) -> Response:
     return Response("<html>this is not JSON-RPC</html>", media_type="application/json")
 
 
+async def malformed_discover(request: Request) -> Response:
+    message = json.loads(await request.body()) if request.method == "POST" else {}
+    return reply(message, {"supportedVersions": "2026-07-28", "resultType": 7})
+
+
 async def stuck_initialize(request: Request) -> Response:
     if request.method == "POST":
         message = json.loads(await request.body())
@@ -107,7 +114,8 @@ class Server(uvicorn.Server):
 app = Starlette(routes=[
     Route(f"/{name}/mcp", handler, methods=["GET", "POST", "DELETE"])
     for name, handler in (("liar-modern", liar_modern), ("liar-legacy", liar_legacy),
-                          ("garbage-discover", garbage_discover), ("stuck-initialize", stuck_initialize))
+                          ("garbage-discover", garbage_discover), ("malformed-discover", malformed_discover),
+                          ("stuck-initialize", stuck_initialize))
 ])
 
 if __name__ == "__main__":
