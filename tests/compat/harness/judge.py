@@ -154,6 +154,19 @@ def judge_question(kind: str, slug: str, tool: str, era: str, answer: str, direc
     return problems
 
 
+def baseline(kind: str, answer: str, direct: Run) -> list[str]:
+    """The harness checking itself: where the agent's own callback answered a question directly, the
+    direct result must reflect that answer the way the Herald run is judged. A problem here is in the
+    harness or a peer, not in Herald."""
+    asked = [a for a in direct.asked if a.get("method") == "elicitation/create"]
+    if kind not in (PUSH, INPUT_REQUIRED, URL) or not asked:
+        return []
+    params = asked[0].get("params") or {}
+    mode = "url" if params.get("mode") == "url" else "form"
+    content = (asked[0].get("answer") or {}).get("content")
+    return expect_answer(direct, answer, content, mode)
+
+
 def relayed(run: Run, kind: str) -> bool:
     token = SAMPLING_REPLY if kind in (SAMPLING, SAMPLING_RESOLVER) else ROOT_URI if kind in (ROOTS, ROOTS_RESOLVER) else "pong"
     return run.outcome.get("kind") == "result" and not is_error(run.outcome) and any(token in t for t in texts(run.outcome))
@@ -199,5 +212,5 @@ def judge_hostile(slug: str, name: str, herald: Run) -> list[str]:
 
 
 KINDS_WITH_QUESTIONS = (NONE, PUSH, INPUT_REQUIRED, URL, URL_REQUIRED)
-__all__ = ["Run", "judge_question", "judge_server_request", "judge_hostile", "summary", "HOSTILE",
+__all__ = ["Run", "baseline", "judge_question", "judge_server_request", "judge_hostile", "summary", "HOSTILE",
            "KINDS_WITH_QUESTIONS"]

@@ -135,6 +135,18 @@ def write_reports(results: list[dict[str, Any]], out: Path, db: str, seconds: fl
         print("Why cells fail (grouped; report.json has every cell, direct and through Herald):")
         for line in failures:
             print(f"  - {line}")
+    # The harness checking itself on the direct runs; a problem there is not Herald's.
+    harness = [(r["id"], p) for r in results for p in r.get("harness_problems", [])]
+    counts["harness"] = len(harness)
+    checked = sum(1 for r in results if r["kind"] in ("push", "input_required", "url")
+                  and any(a.get("method") == "elicitation/create" for a in r.get("agent_callbacks_direct", [])))
+    if harness:
+        print("\nHARNESS PROBLEMS (a direct run did not behave as the judge expects; fix the harness or the peer):")
+        for cell, problem in harness:
+            print(f"  - {cell}: {problem}")
+    else:
+        print(f"\nharness self-check: every direct run whose agent answered a question ({checked} cells checked) "
+              "reflected the answer the way Herald runs are judged")
     summary_line = f"compat ({db}): {counts['pass']} passed, {counts['fail']} failed, {counts['n/a']} n/a, {seconds:.0f} s"
     print("\n" + summary_line)
     report = {"database": db, "seconds": round(seconds, 1), "counts": counts, "schemas": SCHEMA_SOURCES, "cells": results}
@@ -144,4 +156,4 @@ def write_reports(results: list[dict[str, Any]], out: Path, db: str, seconds: fl
     (out / f"matrix-{db}.md").write_text(block)
     if docs:
         write_docs(docs, block)
-    return counts["fail"]
+    return counts["fail"] + counts["harness"]

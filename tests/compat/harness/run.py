@@ -31,7 +31,7 @@ PEERS = ROOT / "tests" / "peers"
 sys.path.insert(0, str(HERE))
 
 from herald import ORG, Herald, HeraldError, Person, invite_person, open_policy, register_server, sign_in  # noqa: E402
-from judge import Run, judge_hostile, judge_question, judge_server_request, summary  # noqa: E402
+from judge import Run, baseline, judge_hostile, judge_question, judge_server_request, summary  # noqa: E402
 from matrix import (  # noqa: E402
     ANSWERS, HOSTILE, LEGACY, MODERN, NONE, QUESTION_KINDS, REQUEST_KINDS, AgentSpec, NotApplicable, Tool,
     Upstream, everything_server, hostile_servers, python_sdk_pinned, python_sdk_server, rmcp_legacy_server,
@@ -213,6 +213,8 @@ class Matrix:
                 {k: r.get(k) for k in ("tool", "action", "decided_by", "reason")} for r in herald.auto],
             "agent_callbacks_direct": direct.asked, "agent_callbacks_herald": herald.asked,
             "schema_problems": herald.schema_problems,
+            "direct_outcome": direct.outcome, "herald_outcome": herald.outcome,
+            "harness_problems": baseline(cell["kind"], cell["answer"], direct),
         }
 
 
