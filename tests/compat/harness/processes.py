@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,12 @@ class Processes:
         child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, stdin=stdin,
                                  env={**os.environ, **(env or {})}, start_new_session=True)
         self.children.append(child)
+        # Standard output is read for the whole life of the child, not only until it is ready:
+        # a server that logs to it (uvicorn's access log does) would otherwise block once the
+        # pipe is full, and stop answering anyone.
+        ready = _Ready()
+        READY[child.pid] = ready
+        threading.Thread(target=_pump, args=(child, log, ready), daemon=True).start()
         return child
 
     def stop_all(self) -> None:
@@ -52,18 +59,36 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class _Ready:
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.line: bytes | None = None
+
+
+READY: dict[int, _Ready] = {}
+
+
+def _pump(child: subprocess.Popen[bytes], log: Any, ready: _Ready) -> None:
+    """Copies the child's standard output to its log, noting its `READY` line."""
+    assert child.stdout is not None
+    for line in iter(child.stdout.readline, b""):
+        log.write(line)
+        log.flush()
+        if ready.line is None and line.startswith(b"READY "):
+            ready.line = line
+            ready.event.set()
+    ready.event.set()  # the child ended: whoever waits finds no line
+
+
 async def read_ready(child: subprocess.Popen[bytes], name: str, timeout: float = 30) -> str:
     """Waits for the child's `READY <address or port>` line (the peers' readiness contract)."""
-    assert child.stdout is not None
+    ready = READY[child.pid]
     loop = asyncio.get_running_loop()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = await asyncio.wait_for(loop.run_in_executor(None, child.stdout.readline), deadline - time.monotonic())
-        if not line:
-            raise RuntimeError(f"{name} exited before it was ready (exit {child.poll()})")
-        if line.startswith(b"READY "):
-            return line.split()[1].decode()
-    raise RuntimeError(f"{name} was not ready within {timeout} s")
+    if not await loop.run_in_executor(None, ready.event.wait, timeout):
+        raise RuntimeError(f"{name} was not ready within {timeout} s")
+    if ready.line is None:
+        raise RuntimeError(f"{name} exited before it was ready (exit {child.poll()})")
+    return ready.line.split()[1].decode()
 
 
 async def wait_http(url: str, name: str, timeout: float = 30) -> None:
