@@ -4,14 +4,15 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use anyhow::Context;
-use axum::serve::ListenerExt;
 use time::OffsetDateTime;
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use crate::broker::{self, Broker};
 use crate::cache::{Caches, Forget};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
+use crate::passwords::Passwords;
 use crate::proxy::Proxy;
 use crate::storage::{self, Store};
 
@@ -26,6 +27,10 @@ pub struct AppInner {
     pub broker: Arc<Broker>,
     pub proxy: Proxy,
     pub caches: Caches,
+    /// Bounded password hashing (`HERALD_PASSWORD_HASHING_*`).
+    pub passwords: Passwords,
+    /// Open dashboard websockets per person (`HERALD_MAX_WEBSOCKETS_PER_USER`).
+    pub sockets: crate::api::ws::Seats,
 }
 
 impl Deref for AppState {
@@ -60,7 +65,11 @@ impl AppState {
 
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
         let broker = Broker::new(store.clone());
+        let passwords = Passwords::new(config.hardening.hashing_concurrency, config.hardening.hashing_queue);
+        let sockets = crate::api::ws::Seats::new(config.hardening.max_websockets_per_user);
         Self(Arc::new(AppInner {
+            passwords,
+            sockets,
             config,
             store,
             keys,
@@ -128,11 +137,20 @@ pub async fn announce_setup_link(state: &AppState) -> anyhow::Result<Option<Stri
     Ok(Some(link))
 }
 
-/// Binds the listener; small replies must not wait for Nagle's algorithm.
+/// Binds the main listener.
 pub async fn bind(config: &Config) -> anyhow::Result<TcpListener> {
     TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {} (HERALD_LISTEN)", config.listen))
+}
+
+/// Binds the metrics listener, when `HERALD_METRICS_LISTEN` asks for one.
+pub async fn bind_metrics(config: &Config) -> anyhow::Result<Option<TcpListener>> {
+    let Some(addr) = config.hardening.metrics_listen else { return Ok(None) };
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (HERALD_METRICS_LISTEN)"))?;
+    Ok(Some(listener))
 }
 
 /// Serves until `shutdown` resolves.
@@ -141,28 +159,54 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    serve_with_metrics(listener, None, state, shutdown).await
+}
+
+/// Serves the API on `listener` and, when given, `GET /metrics` on `metrics`, until `shutdown`
+/// resolves.
+pub async fn serve_with_metrics(
+    listener: TcpListener,
+    metrics: Option<TcpListener>,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
     // Before serving: end whatever a previous run left pending.
     broker::janitor::sweep(&state.broker).await;
     let janitor = broker::janitor::spawn(&state.broker);
+    let throttle = crate::throttle::spawn_purge(&state);
     let sessions = state.clone();
     let replica_events = broker::janitor::spawn_listener(&state.broker, move |payload| {
         sessions.proxy.sessions.on_replica_event(payload) || sessions.caches.on_replica_event(payload)
     });
     let proxy_state = state.clone();
-    let router = crate::api::router(state);
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+    let stop = CancellationToken::new();
+    tokio::spawn({
+        let stop = stop.clone();
+        async move {
+            shutdown.await;
+            stop.cancel();
         }
     });
-    // into_make_service: the router is made ready once. Given the router itself, axum::serve
-    // deep-clones every route for each accepted connection (about 30 KiB each, held for the
+    let scrapes = metrics.map(|listener| {
+        let router = crate::telemetry::metrics::router(state.config.hardening.metrics_token.clone());
+        let limits =
+            crate::config::ListenerLimits { max_connections: 64, ..state.config.hardening.listener.clone() };
+        tokio::spawn(crate::listener::serve(listener, router, limits, false, stop.clone().cancelled_owned()))
+    });
+    let limits = state.config.hardening.listener.clone();
+    let router = crate::api::router(state);
+    // The router is cloned per connection (an Arc): given the router itself, axum::serve used
+    // to deep-clone every route for each connection (about 30 KiB each, held for the
     // connection's life: a suspended call holds one).
-    let served = axum::serve(listener, router.into_make_service()).with_graceful_shutdown(shutdown).await;
+    let served = crate::listener::serve(listener, router, limits, true, stop.clone().cancelled_owned()).await;
     proxy_state.proxy.close_all().await;
     janitor.abort();
+    throttle.abort();
     if let Some(events) = replica_events {
         events.abort();
+    }
+    if let Some(scrapes) = scrapes {
+        scrapes.abort();
     }
     served?;
     Ok(())

@@ -10,6 +10,7 @@ mod demo;
 mod elicitations;
 mod errors;
 mod governance;
+mod hardening;
 mod matrix;
 mod mcp_endpoint;
 mod mcp_support;

@@ -95,6 +95,7 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         log_format: "pretty".into(),
         session_hours: "168".into(),
         metrics: "on".into(),
+        hardening: Default::default(),
     }
 }
 
@@ -114,9 +115,19 @@ impl TestApp {
     }
 
     pub async fn spawn_on(db: TestDb) -> Self {
+        Self::spawn_configured(db, |_| {}).await
+    }
+
+    /// A Herald whose configuration `configure` adjusts first (limits, trusted proxies, …).
+    pub async fn spawn_with(configure: impl FnOnce(&mut Config)) -> Self {
+        Self::spawn_configured(TestDb::create().await, configure).await
+    }
+
+    pub async fn spawn_configured(db: TestDb, configure: impl FnOnce(&mut Config)) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let config = Config::from_raw(&settings(&db.url(), "127.0.0.1:0", Some(base.clone()))).unwrap();
+        let mut config = Config::from_raw(&settings(&db.url(), "127.0.0.1:0", Some(base.clone()))).unwrap();
+        configure(&mut config);
         let state = app::prepare(config).await.expect("the app starts");
         let setup_link = app::announce_setup_link(&state).await.unwrap();
         let (shutdown, stop) = oneshot::channel::<()>();
