@@ -137,20 +137,32 @@ pub async fn announce_setup_link(state: &AppState) -> anyhow::Result<Option<Stri
     Ok(Some(link))
 }
 
+/// Connections the kernel may complete before Herald accepts them (Linux caps it at
+/// `net.core.somaxconn`, 4096 by default). A deep queue matters in a connection flood: when it
+/// is full the kernel drops new SYNs, a health probe's among them, and the client only retries
+/// a second later.
+const LISTEN_BACKLOG: u32 = 4096;
+
 /// Binds the main listener.
 pub async fn bind(config: &Config) -> anyhow::Result<TcpListener> {
-    TcpListener::bind(config.listen)
-        .await
-        .with_context(|| format!("cannot listen on {} (HERALD_LISTEN)", config.listen))
+    listen_on(config.listen).with_context(|| format!("cannot listen on {} (HERALD_LISTEN)", config.listen))
 }
 
 /// Binds the metrics listener, when `HERALD_METRICS_LISTEN` asks for one.
 pub async fn bind_metrics(config: &Config) -> anyhow::Result<Option<TcpListener>> {
     let Some(addr) = config.hardening.metrics_listen else { return Ok(None) };
-    let listener = TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr} (HERALD_METRICS_LISTEN)"))?;
+    let listener =
+        listen_on(addr).with_context(|| format!("cannot listen on {addr} (HERALD_METRICS_LISTEN)"))?;
     Ok(Some(listener))
+}
+
+fn listen_on(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket =
+        if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    // As std's bind does: a restarted Herald can listen while old connections linger in TIME_WAIT.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// Serves until `shutdown` resolves.

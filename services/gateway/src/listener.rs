@@ -10,11 +10,13 @@
 //!   request's head). A response still streaming (SSE, a suspended tool call) is in flight;
 //!   an upgraded websocket is never idle by this rule (its own protocol governs it).
 //! - **Cap** (`HERALD_MAX_CONNECTIONS`, websockets included): at the cap, a new connection
-//!   displaces the oldest one that has not sent a request yet, else the one idle longest; only
-//!   when every connection is busy with a request is the new one closed at once. A flood of
-//!   idle connections can therefore neither take the process's file descriptors nor keep
-//!   `/healthz`, `/readyz` or anyone else out: the newest connections get in, and the flood
-//!   is what gives way.
+//!   displaces another: the oldest that has sent nothing at all, else the oldest that has
+//!   sent part of a request but not all of its head, else the one idle longest. Only when
+//!   every connection is busy with a request is the new one closed at once. A flood of idle
+//!   connections can therefore neither take the process's file descriptors nor keep
+//!   `/healthz`, `/readyz` or anyone else out: a client that sends its request as it
+//!   connects (as probes and browsers do) gets in and is heard, and the flood is what gives
+//!   way. (Whether a new connection has sent anything is peeked at as it is accepted.)
 //!
 //! Each request also carries `ConnectInfo<SocketAddr>` (the peer), for `api::client`.
 
@@ -64,6 +66,12 @@ pub async fn serve(
     // Every connection task holds a sender; `recv` answers `None` once the last has ended.
     let (running, mut all_ended) = tokio::sync::mpsc::channel::<Infallible>(1);
     loop {
+        // Displaced connections are closed by their own tasks, a moment later; under a flood
+        // the loop would otherwise accept faster than they close, past the cap.
+        tokio::select! {
+            () = registry.room() => {}
+            () = stop.cancelled() => break,
+        }
         let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -78,7 +86,8 @@ pub async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
-        let Some(conn) = Registry::admit(&registry) else {
+        let talking = has_data(&tcp);
+        let Some(conn) = Registry::admit(&registry, talking) else {
             // Every connection is busy with a request: this one is closed unread.
             registry.closed_by_herald("refused");
             drop(tcp);
@@ -94,6 +103,14 @@ pub async fn serve(
     drop(running);
     let _ = all_ended.recv().await;
     Ok(())
+}
+
+/// Whether the client has sent anything yet, without reading it or waiting.
+fn has_data(tcp: &TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    let mut buf = ReadBuf::new(&mut byte);
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    matches!(tcp.poll_peek(&mut cx, &mut buf), Poll::Ready(Ok(n)) if n > 0)
 }
 
 async fn accept_failed(e: io::Error) {
@@ -136,7 +153,7 @@ async fn serve_connection(
     };
     // The socket carries the connection's place under the cap; an upgraded websocket takes
     // it along, so the place is given back when the socket really closes.
-    let io = TokioIo::new(Tracked { io: tcp, _conn: conn });
+    let io = TokioIo::new(Tracked { io: tcp, conn, heard: false });
     let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, service).with_upgrades();
     tokio::pin!(connection);
     let mut draining = false;
@@ -177,6 +194,8 @@ struct Registry {
     limits: ListenerLimits,
     counted: bool,
     inner: Mutex<Inner>,
+    /// Woken as connections close, for an accept loop waiting for room.
+    closed: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -184,8 +203,10 @@ struct Inner {
     next_id: u64,
     next_idle: u64,
     open: usize,
-    /// Connections that have not sent a request yet, oldest first.
-    fresh: BTreeMap<u64, CancellationToken>,
+    /// Connections that have sent nothing yet, oldest first.
+    silent: BTreeMap<u64, CancellationToken>,
+    /// Connections that have sent something, but not a whole request head yet, oldest first.
+    talking: BTreeMap<u64, CancellationToken>,
     /// Keep-alive connections with nothing in flight, longest idle first (keyed by when they
     /// became idle), and the connection each is.
     idle: BTreeMap<u64, (u64, CancellationToken)>,
@@ -213,21 +234,37 @@ struct Conn {
 
 impl Registry {
     fn new(limits: ListenerLimits, counted: bool) -> Self {
-        Self { limits, counted, inner: Mutex::default() }
+        Self { limits, counted, inner: Mutex::default(), closed: tokio::sync::Notify::new() }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Open connections (displaced ones still closing included) may exceed the cap by this many.
+    fn overshoot(&self) -> usize {
+        (self.limits.max_connections / 16).max(16)
+    }
+
+    /// Returns once connections still being closed leave room for another.
+    async fn room(&self) {
+        loop {
+            let closing = self.closed.notified();
+            if self.lock().open < self.limits.max_connections + self.overshoot() {
+                return;
+            }
+            closing.await;
+        }
+    }
+
     /// A place for a new connection, displacing another at the cap; `None` when every
     /// connection is busy.
-    fn admit(this: &Arc<Self>) -> Option<Conn> {
+    fn admit(this: &Arc<Self>, talking: bool) -> Option<Conn> {
         let mut inner = this.lock();
         if inner.open >= this.limits.max_connections {
             // The displaced connection keeps its count until its task has closed it, a moment
             // later; `open` may exceed the cap by the few being closed.
-            let victim = match inner.fresh.pop_first() {
+            let victim = match inner.silent.pop_first().or_else(|| inner.talking.pop_first()) {
                 Some((_, token)) => token,
                 None => {
                     let (_, (victim, token)) = inner.idle.pop_first()?;
@@ -244,7 +281,11 @@ impl Registry {
         inner.open += 1;
         let displaced = CancellationToken::new();
         let now = Instant::now();
-        inner.fresh.insert(id, displaced.clone());
+        if talking {
+            inner.talking.insert(id, displaced.clone());
+        } else {
+            inner.silent.insert(id, displaced.clone());
+        }
         inner.conns.insert(
             id,
             State {
@@ -271,7 +312,8 @@ impl Registry {
         let first = !std::mem::replace(&mut state.served, true);
         let idle_key = state.idle_key.take();
         if first {
-            inner.fresh.remove(&id);
+            inner.silent.remove(&id);
+            inner.talking.remove(&id);
         }
         if let Some(key) = idle_key {
             inner.idle.remove(&key);
@@ -291,6 +333,14 @@ impl Registry {
         let displaced = state.displaced.clone();
         inner.next_idle += 1;
         inner.idle.insert(key, (id, displaced));
+    }
+
+    /// The connection sent its first bytes: it moves from the silent to the talking.
+    fn heard_from(&self, id: u64) {
+        let mut inner = self.lock();
+        if let Some(token) = inner.silent.remove(&id) {
+            inner.talking.insert(id, token);
+        }
     }
 
     fn upgraded(&self, id: u64) {
@@ -317,13 +367,15 @@ impl Registry {
         if let Some(state) = inner.conns.remove(&id) {
             inner.open -= 1;
             if !state.served {
-                inner.fresh.remove(&id);
+                inner.silent.remove(&id);
+                inner.talking.remove(&id);
             }
             if let Some(key) = state.idle_key {
                 inner.idle.remove(&key);
             }
         }
         drop(inner);
+        self.closed.notify_waiters();
         if self.counted {
             metrics().connection(false);
         }
@@ -397,7 +449,8 @@ where
 /// The socket, holding its connection's place under the cap.
 struct Tracked {
     io: TcpStream,
-    _conn: Conn,
+    conn: Conn,
+    heard: bool,
 }
 
 impl AsyncRead for Tracked {
@@ -406,7 +459,13 @@ impl AsyncRead for Tracked {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let read = Pin::new(&mut self.io).poll_read(cx, buf);
+        if !self.heard && buf.filled().len() > before {
+            self.heard = true;
+            self.conn.registry.heard_from(self.conn.id);
+        }
+        read
     }
 }
 
