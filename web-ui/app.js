@@ -45,6 +45,7 @@ function form(title, intro, fields, submitLabel, onSubmit) {
       Object.values(errors).forEach((e) => (e.textContent = ""));
       submit.disabled = true;
       const values = Object.fromEntries(Object.entries(inputs).map(([k, input]) => [k, input.value]));
+      let waiting = false;
       try {
         await onSubmit(values);
       } catch (error) {
@@ -54,12 +55,47 @@ function form(title, intro, fields, submitLabel, onSubmit) {
           if (errors[field]) { errors[field].textContent = message; placed = true; }
         }
         if (!placed) { banner.textContent = error.message; banner.hidden = false; }
+        // Told to wait (too many failed sign-ins: 429; busy: 503): say how long, and keep
+        // the button off until then, counting down on it.
+        const wait = error.problem?.retry_after;
+        if (wait > 0) { waiting = true; holdOff(submit, submitLabel, wait, banner); }
       } finally {
-        submit.disabled = false;
+        if (!waiting) submit.disabled = false;
       }
     },
   }, el("h1", {}, title), intro ? el("p", { class: "muted" }, intro) : null, banner, rows, submit);
   return node;
+}
+
+/** "1 second", "42 seconds", "15 minutes": a wait, for people. */
+function waitWords(seconds) {
+  if (seconds < 60) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
+}
+
+/**
+ * Disables `button` for `seconds`, its label counting down ("Sign in (4:59)"); the banner
+ * (announced once) says how long. Both come back when the wait is over.
+ */
+function holdOff(button, label, seconds, banner) {
+  const until = Date.now() + seconds * 1000;
+  const why = banner.textContent.replace(/[.;]? *try again in .*$/i, "");
+  banner.textContent = `${why.charAt(0).toUpperCase()}${why.slice(1)}. Try again in ${waitWords(seconds)}.`;
+  banner.hidden = false;
+  button.disabled = true;
+  const tick = () => {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    if (left <= 0) {
+      button.textContent = label;
+      button.disabled = false;
+      banner.hidden = true;
+      return;
+    }
+    button.textContent = `${label} (${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")})`;
+    setTimeout(tick, 1000);
+  };
+  tick();
 }
 
 async function me() {
@@ -116,24 +152,25 @@ const pages = {
       return show(el("section", { class: "card" }, el("h1", {}, "This invite cannot be used"), el("p", {}, error.message)));
     }
     const intro = `Join ${invite.org.name} as ${invite.role} (${invite.email}).`;
-    if (invite.account_exists) {
-      const account = await me();
-      if (!account || account.user.email !== invite.email) {
-        return show(el("section", { class: "card" }, el("h1", {}, "Sign in to accept"),
-          el("p", {}, intro, " Sign in as ", invite.email, " and open the link again."),
-          el("a", { href: "/login" }, "Sign in")));
-      }
+    const account = await me();
+    if (account?.user.email === invite.email) {
       return show(el("section", { class: "card" }, el("h1", {}, "Accept the invite"), el("p", {}, intro),
         el("button", { type: "button", onclick: async () => {
           await api("POST", "/invites/accept", { token });
           location.assign("/");
         } }, "Accept")));
     }
-    show(form("Accept the invite", intro, [["name", "Your name", "text"], ["password", "Password", "password", "At least 10 characters."]],
-      "Create account and join", async (values) => {
-        await api("POST", "/invites/accept", { token, ...values });
-        location.assign("/");
-      }));
+    // Herald does not say whether this email has an account (that would tell whoever holds
+    // the link): one form serves both, and the answer decides.
+    const elsewhere = account ? ` You are signed in as ${account.user.email}; joining signs you in as ${invite.email}.` : "";
+    show(form("Accept the invite", intro + elsewhere, [
+      ["name", "Your name", "text", "For a new account. An existing account keeps its name."],
+      ["password", "Password", "password",
+        `New to Herald: choose one of at least 10 characters. Already have an account for ${invite.email}: its password.`],
+    ], "Join", async (values) => {
+      await api("POST", "/invites/accept", { token, ...values });
+      location.assign("/");
+    }));
   },
 };
 

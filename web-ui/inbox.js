@@ -6,6 +6,8 @@
 import { api, el } from "./dom.js";
 
 const RECONNECT_MAX_MS = 30_000;
+/** The close code for "too many open dashboards for this person" (api/ws.rs). */
+const TOO_MANY_SOCKETS = 4429;
 
 /**
  * Draws the live inbox into `root` and keeps it current; returns `stop()`,
@@ -91,7 +93,15 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
           break;
       }
     });
-    socket.addEventListener("close", retry);
+    socket.addEventListener("close", (event) => (event.code === TOO_MANY_SOCKETS ? tooMany(event.reason) : retry()));
+  };
+  // Over the per-person cap: reconnecting by itself would only be refused again.
+  const tooMany = (reason) => {
+    if (stopped) return;
+    status.replaceChildren(
+      el("span", { role: "alert" }, `This tab is not receiving questions: ${reason || "too many dashboards are open for you"}.`),
+      " ",
+      el("button", { type: "button", class: "quiet", onclick: () => { status.textContent = ""; connect(); } }, "Reconnect"));
   };
   const retry = () => {
     if (stopped) return;

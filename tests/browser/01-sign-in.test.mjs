@@ -33,6 +33,32 @@ test("a wrong password is refused with a message, and nothing is signed in", { t
   await context.close();
 });
 
+test("after repeated failed sign-ins the page says how long to wait and counts down", { timeout: 60_000 }, async () => {
+  const context = await newContext(browser);
+  const page = await context.newPage();
+  await page.goto(`${env.url}/login`);
+  // An email without an account is throttled like one with (and the demo account stays usable).
+  await page.getByLabel("Email").fill("throttled-visitor@example.com");
+  await page.getByLabel("Password").fill("not the password at all");
+  const banner = page.getByRole("alert");
+  const button = page.locator("form button[type=submit]");
+  // The fifth failure starts the back-off; a few more submissions meet it whatever the pace.
+  let told = "";
+  for (let attempt = 0; attempt < 10 && !/Try again in/.test(told); attempt += 1) {
+    await button.click();
+    await banner.waitFor({ state: "visible" });
+    await page.waitForFunction(() => !document.querySelector("form button[type=submit]").disabled || /Try again in/.test(document.querySelector("[role=alert]").textContent));
+    told = await banner.innerText();
+  }
+  assert.match(told, /^Too many failed sign-ins\. Try again in \d+ seconds?\.$/);
+  // The button waits with it, counting down, and comes back when the wait is over.
+  assert.equal(await button.isDisabled(), true);
+  assert.match(await button.innerText(), /^Sign in \(0:\d\d\)$/);
+  await page.waitForFunction(() => !document.querySelector("form button[type=submit]").disabled, null, { timeout: 40_000 });
+  assert.equal(await button.innerText(), "Sign in");
+  await context.close();
+});
+
 test("sign in through /login, see the account overview, sign out", { timeout: 60_000 }, async () => {
   const context = await newContext(browser);
   const page = await context.newPage();

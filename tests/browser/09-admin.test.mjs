@@ -100,7 +100,7 @@ test("Members: an invite link opens a page where the new person creates an accou
   assert.match(await invited.locator("form p.muted").first().innerText(), new RegExp(`as member \\(${email.replace(/[.]/g, "\\.")}\\)`));
   await invited.getByLabel("Your name").fill("Nia Newcomer");
   await invited.getByLabel("Password").fill("a long enough passphrase");
-  await invited.getByRole("button", { name: "Create account and join" }).click();
+  await invited.getByRole("button", { name: "Join" }).click();
   await invited.getByRole("heading", { name: "Inbox", level: 1 }).waitFor();
   await invited.getByText(email).waitFor();
   // A member sees no admin pages.

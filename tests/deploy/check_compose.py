@@ -32,7 +32,13 @@ check(a.get("build", {}).get("dockerfile") == "deploy/Dockerfile" and a.get("ima
       "both replicas run the image deploy/Dockerfile builds")
 grace = int(str(a.get("stop_grace_period", "0s")).rstrip("s"))
 check(grace > 20, f"stop_grace_period ({grace}s) outlasts the 20 s drain")
+check(env_a.get("HERALD_METRICS_LISTEN") == "0.0.0.0:9090" and not a.get("ports") and not b.get("ports"),
+      "the replicas serve metrics on their own port and publish no port")
 lb = services.get("lb", {})
+lb_ip = lb.get("networks", {}).get("default", {}).get("ipv4_address")
+check(lb_ip is not None and env_a.get("HERALD_TRUSTED_PROXIES") == lb_ip,
+      "the replicas believe X-Forwarded-For from the load balancer's fixed address only")
+check(all(":9090" not in str(p) for p in lb.get("ports", [])), "the load balancer publishes no metrics port")
 check(any(v.startswith("./haproxy:") for v in lb.get("volumes", [])), "the LB reads deploy/haproxy (the tested file)")
 check("healthcheck" in services.get("postgres", {}) and services["postgres"].get("volumes"),
       "postgres has a healthcheck and a volume")
@@ -41,6 +47,11 @@ check(any("otel-collector.yaml" in v for v in otel.get("volumes", [])), "the col
 collector = yaml.safe_load(open(os.path.join(deploy, "otel-collector.yaml")))
 check("otlp" in collector["receivers"] and "prometheus" in collector["exporters"],
       "the collector receives OTLP and exports for Prometheus")
+
+haproxy = open(os.path.join(deploy, "haproxy", "haproxy.cfg")).read()
+check(re.search(r"^\s*http-request return status 404 .* if \{ path /metrics \}", haproxy, re.M) is not None,
+      "HAProxy answers /metrics itself with a 404")
+check(re.search(r"^\s*option forwardfor", haproxy, re.M) is not None, "HAProxy appends the client to X-Forwarded-For")
 
 stages = re.findall(r"^FROM\s+(\S+)", dockerfile, re.M)
 check(len(stages) == 2 and stages[0].startswith("rust:1.95"), f"a two-stage build on rust:1.95 ({stages})")

@@ -40,6 +40,18 @@ config = by_kind.get("ConfigMap", {}).get("data", {})
 check(config.get("HERALD_LISTEN") == "0.0.0.0:8080" and "HERALD_PUBLIC_URL" in config,
       "the ConfigMap holds the non-secret settings")
 check(not any("SECRET" in k or "DATABASE_URL" in k for k in config), "no secret in the ConfigMap")
+# The metrics name every tenant's organisations and servers: their own port, never public.
+check(config.get("HERALD_METRICS_LISTEN") == "0.0.0.0:9090", "metrics are served on a listener of their own")
+ports = {p.get("name"): p.get("containerPort") for p in container.get("ports", [])}
+check(ports.get("metrics") == 9090 and ports.get("http") == 8080, "the pod names its http and metrics ports")
+service_ports = by_kind.get("Service", {}).get("spec", {}).get("ports", [])
+check([p.get("targetPort") for p in service_ports] == ["http"], "the Service exposes the http port only")
+ingress_rules = by_kind.get("Ingress", {}).get("spec", {}).get("rules", [])
+backends = [path.get("backend", {}).get("service", {}).get("port", {}).get("name")
+            for rule in ingress_rules for path in rule.get("http", {}).get("paths", [])]
+check(backends == ["http"], "the Ingress routes to the http port only")
+check("HERALD_METRICS_TOKEN" not in config, "no metrics token in the ConfigMap")
+check(bool(config.get("HERALD_TRUSTED_PROXIES")), "the ingress controller's X-Forwarded-For is believed")
 annotations = by_kind.get("Ingress", {}).get("metadata", {}).get("annotations", {})
 check(int(annotations.get("nginx.ingress.kubernetes.io/proxy-read-timeout", 0)) >= 3600,
       "the Ingress keeps long-lived streams and websockets open")

@@ -95,8 +95,8 @@ class Process:
 
 
 class Replica:
-    def __init__(self, name, port, lb_port):
-        self.name, self.port, self.lb_port = name, port, lb_port
+    def __init__(self, name, port, lb_port, metrics_port):
+        self.name, self.port, self.lb_port, self.metrics_port = name, port, lb_port, metrics_port
         self.process = None
 
     def start(self):
@@ -106,6 +106,9 @@ class Replica:
             "HERALD_DATABASE_URL": PG_URL,
             "HERALD_SECRET_KEY": SECRET_KEY,
             "HERALD_LOG_FORMAT": "json",
+            # As in compose: metrics on a port of their own, and HAProxy's X-Forwarded-For believed.
+            "HERALD_METRICS_LISTEN": f"127.0.0.1:{self.metrics_port}",
+            "HERALD_TRUSTED_PROXIES": "127.0.0.1",
         }
         offset = os.path.getsize(os.path.join(WORK, f"{self.name}.log")) if self.process else 0
         self.process = Process(self.name, [HERALD, "serve"], env)
@@ -382,7 +385,7 @@ def dashboards_on_each(lb_port, token, replicas):
 
 
 def main():
-    ports = {name: free_port() for name in ("lb", "stats", "herald-a", "herald-b", "demo")}
+    ports = {name: free_port() for name in ("lb", "stats", "herald-a", "herald-b", "demo", "metrics-a", "metrics-b")}
     lb = ports["lb"]
 
     demo = Process("demo-server", [DEMO, "--listen", f"127.0.0.1:{ports['demo']}"])
@@ -397,7 +400,7 @@ def main():
     )
     check(bootstrap.returncode == 0, f"herald bootstrap on PostgreSQL {bootstrap.stderr.strip()}")
 
-    replicas = {name: Replica(name, ports[name], lb) for name in ("herald-a", "herald-b")}
+    replicas = {name: Replica(name, ports[name], lb, ports["metrics-" + name[-1]]) for name in ("herald-a", "herald-b")}
     for replica in replicas.values():
         replica.start()
 
@@ -423,6 +426,28 @@ def main():
     agent = Client(lb)
     agent.token = token
     check(True, "signed in, registered the demo server and made an agent token through the LB")
+
+    # --- what strangers see ---------------------------------------------------------------
+    status, head, raw = http_request("127.0.0.1", lb, "GET", "/metrics")
+    check(status == 404 and head.get("content-type") == "application/problem+json" and b"herald_" not in raw,
+          f"GET /metrics through the LB is a 404 problem, no metrics ({status})")
+    for name, replica in replicas.items():
+        status, _, raw = http_request("127.0.0.1", replica.metrics_port, "GET", "/metrics")
+        check(status == 200 and b"herald_http_requests_total" in raw, f"{name} serves its metrics on its own port")
+        status, _, _ = http_request("127.0.0.1", replica.port, "GET", "/metrics")
+        check(status == 404, f"{name}'s public port has no /metrics ({status})")
+    # Failed sign-ins through the LB land on both replicas and are counted as one (an email
+    # without an account is throttled like one with).
+    answers = []
+    # The fifth failure starts a 1 s wait (doubling with each further failure): a few more
+    # attempts meet a 429 whatever the machine's pace.
+    while len(answers) < 10 and not any(a[0] == 429 for a in answers):
+        status, head, _ = Client(lb).request("POST", "/api/v1/auth/login",
+                                             {"email": "mallory@example.com", "password": "a wrong guess"})
+        answers.append((status, head.get("x-herald-replica"), head.get("retry-after")))
+    check([a[0] for a in answers[:5]] == [401] * 5 and answers[-1][0] == 429 and answers[-1][2] is not None
+          and {a[1] for a in answers[:5]} == set(replicas),
+          f"the sign-in throttle holds across replicas: {answers}")
 
     served_by = set()
     board = Dashboard(lb, token)

@@ -8,7 +8,7 @@ import { banner, busy, field, heading, orgPath, showProblem, time, uid } from ".
 const PAGE = 50;
 const ACTIONS = ["policy.updated", "server.registered", "server.updated", "server.deleted", "server.cut_off", "server.restored",
   "member.role_changed", "member.removed", "invite.created", "invite.revoked", "invite.accepted", "token.created",
-  "token.revoked", "mute.added", "mute.removed", "elicitation.auto_answered"];
+  "token.revoked", "mute.added", "mute.removed", "elicitation.auto_answered", "auth.sign_in_throttled"];
 const REASONS = ["cut_off", "muted", "credential_ask", "previously_declined", "pestering", "rate_capped", "too_many_pending", "url_refused"];
 
 export default async function render(root, { org, membership }) {

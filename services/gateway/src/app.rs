@@ -4,14 +4,15 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use anyhow::Context;
-use axum::serve::ListenerExt;
 use time::OffsetDateTime;
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use crate::broker::{self, Broker};
 use crate::cache::{Caches, Forget};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
+use crate::passwords::Passwords;
 use crate::proxy::Proxy;
 use crate::storage::{self, Store};
 
@@ -26,6 +27,10 @@ pub struct AppInner {
     pub broker: Arc<Broker>,
     pub proxy: Proxy,
     pub caches: Caches,
+    /// Bounded password hashing (`HERALD_PASSWORD_HASHING_*`).
+    pub passwords: Passwords,
+    /// Open dashboard websockets per person (`HERALD_MAX_WEBSOCKETS_PER_USER`).
+    pub sockets: crate::api::ws::Seats,
 }
 
 impl Deref for AppState {
@@ -67,8 +72,19 @@ impl AppState {
 
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
         let broker = Broker::new(store.clone());
+        let passwords = Passwords::new(config.hardening.hashing_concurrency, config.hardening.hashing_queue);
+        let sockets = crate::api::ws::Seats::new(config.hardening.max_websockets_per_user);
         let proxy = Proxy::new(config.upstream);
-        Self(Arc::new(AppInner { config, store, keys, broker, proxy, caches: Caches::default() }))
+        Self(Arc::new(AppInner {
+            passwords,
+            sockets,
+            config,
+            store,
+            keys,
+            broker,
+            proxy,
+            caches: Caches::default(),
+        }))
     }
 }
 
@@ -129,11 +145,32 @@ pub async fn announce_setup_link(state: &AppState) -> anyhow::Result<Option<Stri
     Ok(Some(link))
 }
 
-/// Binds the listener; small replies must not wait for Nagle's algorithm.
+/// Connections the kernel may complete before Herald accepts them (Linux caps it at
+/// `net.core.somaxconn`, 4096 by default). A deep queue matters in a connection flood: when it
+/// is full the kernel drops new SYNs, a health probe's among them, and the client only retries
+/// a second later.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// Binds the main listener.
 pub async fn bind(config: &Config) -> anyhow::Result<TcpListener> {
-    TcpListener::bind(config.listen)
-        .await
-        .with_context(|| format!("cannot listen on {} (HERALD_LISTEN)", config.listen))
+    listen_on(config.listen).with_context(|| format!("cannot listen on {} (HERALD_LISTEN)", config.listen))
+}
+
+/// Binds the metrics listener, when `HERALD_METRICS_LISTEN` asks for one.
+pub async fn bind_metrics(config: &Config) -> anyhow::Result<Option<TcpListener>> {
+    let Some(addr) = config.hardening.metrics_listen else { return Ok(None) };
+    let listener =
+        listen_on(addr).with_context(|| format!("cannot listen on {addr} (HERALD_METRICS_LISTEN)"))?;
+    Ok(Some(listener))
+}
+
+fn listen_on(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket =
+        if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    // As std's bind does: a restarted Herald can listen while old connections linger in TIME_WAIT.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// Serves until `shutdown` resolves.
@@ -142,9 +179,21 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    serve_with_metrics(listener, None, state, shutdown).await
+}
+
+/// Serves the API on `listener` and, when given, `GET /metrics` on `metrics`, until `shutdown`
+/// resolves.
+pub async fn serve_with_metrics(
+    listener: TcpListener,
+    metrics: Option<TcpListener>,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
     // Before serving: end whatever a previous run left pending.
     broker::janitor::sweep(&state.broker).await;
     let janitor = broker::janitor::spawn(&state.broker);
+    let throttle = crate::throttle::spawn_purge(&state);
     let sessions = state.clone();
     let replica_events = broker::janitor::spawn_listener(&state.broker, move |payload| {
         if sessions.proxy.sessions.on_replica_event(payload) {
@@ -159,20 +208,34 @@ pub async fn serve(
         }
     });
     let proxy_state = state.clone();
-    let router = crate::api::router(state);
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+    let stop = CancellationToken::new();
+    tokio::spawn({
+        let stop = stop.clone();
+        async move {
+            shutdown.await;
+            stop.cancel();
         }
     });
-    // into_make_service: the router is made ready once. Given the router itself, axum::serve
-    // deep-clones every route for each accepted connection (about 30 KiB each, held for the
+    let scrapes = metrics.map(|listener| {
+        let router = crate::telemetry::metrics::router(state.config.hardening.metrics_token.clone());
+        let limits =
+            crate::config::ListenerLimits { max_connections: 64, ..state.config.hardening.listener.clone() };
+        tokio::spawn(crate::listener::serve(listener, router, limits, false, stop.clone().cancelled_owned()))
+    });
+    let limits = state.config.hardening.listener.clone();
+    let router = crate::api::router(state);
+    // The router is cloned per connection (an Arc): given the router itself, axum::serve used
+    // to deep-clone every route for each connection (about 30 KiB each, held for the
     // connection's life: a suspended call holds one).
-    let served = axum::serve(listener, router.into_make_service()).with_graceful_shutdown(shutdown).await;
+    let served = crate::listener::serve(listener, router, limits, true, stop.clone().cancelled_owned()).await;
     proxy_state.proxy.close_all().await;
     janitor.abort();
+    throttle.abort();
     if let Some(events) = replica_events {
         events.abort();
+    }
+    if let Some(scrapes) = scrapes {
+        scrapes.abort();
     }
     served?;
     Ok(())

@@ -20,6 +20,12 @@ pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
     if let Ok(addr) = listener.local_addr() {
         config.bound_to(addr);
     }
+    let metrics_listener = match app::bind_metrics(&config).await {
+        Ok(listener) => listener,
+        Err(e) => return fail(&format!("{e:#}")),
+    };
+    // Where the metrics are, as bound (the setting may ask for port 0).
+    let metrics_listen = metrics_listener.as_ref().and_then(|l| l.local_addr().ok());
     let state = match app::prepare(config.clone()).await {
         Ok(state) => state,
         Err(e) => return fail(&format!("cannot start: {e:#}")),
@@ -36,7 +42,25 @@ pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
     if let Err(e) = app::announce_setup_link(&state).await {
         return fail(&format!("cannot prepare the setup link: {e:#}"));
     }
-    tracing::info!(listen = %config.listen, public_url = %config.public_url, "herald is serving");
+    match (metrics_listen, &config.hardening.metrics_token) {
+        (Some(addr), _) => {
+            tracing::info!(metrics_listen = %addr, "GET /metrics is served on its own listener")
+        }
+        (None, Some(_)) => {
+            tracing::info!("GET /metrics is served on the main listener to HERALD_METRICS_TOKEN")
+        }
+        (None, None) if config.metrics_endpoint => tracing::info!(
+            "GET /metrics is not served: set HERALD_METRICS_LISTEN (a separate listener) or HERALD_METRICS_TOKEN"
+        ),
+        (None, None) => {}
+    }
+    let metrics_listen = metrics_listen.map(|a| a.to_string()).unwrap_or_default();
+    tracing::info!(
+        listen = %config.listen,
+        public_url = %config.public_url,
+        metrics_listen,
+        "herald is serving"
+    );
     // On SIGTERM or Ctrl-C: stop accepting, end this replica's questions so
     // the calls waiting on them finish, and give in-flight requests a grace
     // period to complete before exiting anyway.
@@ -47,7 +71,7 @@ pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
         let _ = stopping_tx.send(());
         broker.stop().await;
     };
-    let served = app::serve(listener, state, shutdown);
+    let served = app::serve_with_metrics(listener, metrics_listener, state, shutdown);
     tokio::pin!(served);
     let outcome = tokio::select! {
         outcome = &mut served => outcome,

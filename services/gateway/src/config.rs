@@ -90,13 +90,61 @@ pub struct RawSettings {
     /// How long a dashboard sign-in lasts, in hours.
     #[arg(long, env = "HERALD_SESSION_HOURS", default_value = "168", global = true)]
     pub session_hours: String,
-    /// `GET /metrics` (Prometheus text, unauthenticated): `on` or `off`.
+    /// `GET /metrics` (Prometheus text): `on` or `off`. Where it is served: see
+    /// `--metrics-listen` and `--metrics-token`.
     #[arg(long, env = "HERALD_METRICS", default_value = "on", global = true)]
     pub metrics: String,
     #[command(flatten)]
     pub upstream: UpstreamSettings,
     #[command(flatten)]
     pub limits: LimitSettings,
+    #[command(flatten)]
+    pub hardening: RawHardening,
+}
+
+/// What keeps one tenant (or a stranger) from taking the service down, or
+/// learning about others: sign-in throttling, bounded password hashing, where
+/// the metrics are served, the listener's timeouts and caps. Every field is
+/// optional here so that the defaults live in one place (`Hardening::from_raw`).
+#[derive(Debug, Args, Default, Clone)]
+pub struct RawHardening {
+    /// Proxies whose X-Forwarded-For Herald believes, as IP addresses or CIDR ranges, comma-separated
+    /// (e.g. `10.0.0.5,192.168.0.0/24`). Default: none (the socket's peer is the client).
+    #[arg(long, env = "HERALD_TRUSTED_PROXIES", global = true)]
+    pub trusted_proxies: Option<String>,
+    /// Failed sign-ins per account before each further one waits (exponential back-off). Default: 5.
+    #[arg(long, env = "HERALD_LOGIN_FAILURES_PER_ACCOUNT", global = true)]
+    pub login_failures_per_account: Option<String>,
+    /// Failed sign-ins per client address before each further one waits. Default: 20.
+    #[arg(long, env = "HERALD_LOGIN_FAILURES_PER_ADDRESS", global = true)]
+    pub login_failures_per_address: Option<String>,
+    /// The longest sign-in back-off, in seconds. Default: 900.
+    #[arg(long, env = "HERALD_LOGIN_BACKOFF_MAX_SECS", global = true)]
+    pub login_backoff_max_secs: Option<String>,
+    /// Passwords hashed or verified at once (each takes 19 MiB). Default: the number of CPUs.
+    #[arg(long, env = "HERALD_PASSWORD_HASHING_CONCURRENCY", global = true)]
+    pub password_hashing_concurrency: Option<String>,
+    /// Sign-ins that may wait for a hashing slot; beyond, 503 with Retry-After. Default: 32.
+    #[arg(long, env = "HERALD_PASSWORD_HASHING_QUEUE", global = true)]
+    pub password_hashing_queue: Option<String>,
+    /// A separate listener for `GET /metrics` (e.g. 127.0.0.1:9090); it is then not on the main one.
+    #[arg(long, env = "HERALD_METRICS_LISTEN", global = true)]
+    pub metrics_listen: Option<String>,
+    /// A bearer token `GET /metrics` requires (at least 16 characters).
+    #[arg(long, env = "HERALD_METRICS_TOKEN", hide_env_values = true, global = true)]
+    pub metrics_token: Option<String>,
+    /// Seconds a new connection has to send its first request's headers. Default: 10.
+    #[arg(long, env = "HERALD_HEADER_TIMEOUT_SECS", global = true)]
+    pub header_timeout_secs: Option<String>,
+    /// Seconds a keep-alive connection may wait for its next request. Default: 75.
+    #[arg(long, env = "HERALD_IDLE_TIMEOUT_SECS", global = true)]
+    pub idle_timeout_secs: Option<String>,
+    /// Open client connections at most (websockets included). Default: 3/4 of the open-file limit.
+    #[arg(long, env = "HERALD_MAX_CONNECTIONS", global = true)]
+    pub max_connections: Option<String>,
+    /// Open dashboard websockets per person, on each replica. Default: 16.
+    #[arg(long, env = "HERALD_MAX_WEBSOCKETS_PER_USER", global = true)]
+    pub max_websockets_per_user: Option<String>,
 }
 
 /// Caps on what one credential may hold open at once, as given.
@@ -200,10 +248,292 @@ pub struct Config {
     pub log_filter: String,
     pub log_format: LogFormat,
     pub session_ttl: Duration,
-    /// Whether `GET /metrics` is served.
+    /// Whether the Prometheus registry exists at all (`HERALD_METRICS`).
     pub metrics_endpoint: bool,
     pub upstream: UpstreamLimits,
     pub limits: Limits,
+    pub hardening: Hardening,
+}
+
+/// The typed form of [`RawHardening`].
+#[derive(Debug, Clone)]
+pub struct Hardening {
+    pub trusted_proxies: Vec<Cidr>,
+    pub login: LoginLimits,
+    /// Hashing slots, and how many may wait for one.
+    pub hashing_concurrency: usize,
+    pub hashing_queue: usize,
+    /// Where `GET /metrics` is served; `None` on the main listener.
+    pub metrics_listen: Option<SocketAddr>,
+    pub metrics_token: Option<MetricsToken>,
+    pub listener: ListenerLimits,
+    pub max_websockets_per_user: usize,
+}
+
+/// The sign-in throttle's shape; see `crate::throttle`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginLimits {
+    pub failures_per_account: u32,
+    pub failures_per_address: u32,
+    /// The first wait; each further failure doubles it, up to `backoff_max`.
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+    /// Failures are forgotten after this long without another.
+    pub forget_after: Duration,
+}
+
+/// The main listener's connection hygiene; see `crate::listener`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenerLimits {
+    pub header_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub max_connections: usize,
+}
+
+/// The bearer token `GET /metrics` wants; never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MetricsToken(String);
+
+impl MetricsToken {
+    pub const MIN_LEN: usize = 16;
+
+    /// Whether an `Authorization` header value presents this token (constant time).
+    pub fn admits(&self, authorization: Option<&str>) -> bool {
+        let Some(given) = authorization.and_then(|v| v.strip_prefix("Bearer ")) else { return false };
+        let (a, b) =
+            (crate::crypto::sha256(given.trim().as_bytes()), crate::crypto::sha256(self.0.as_bytes()));
+        a.iter().zip(&b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
+
+impl std::fmt::Debug for MetricsToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MetricsToken(<redacted>)")
+    }
+}
+
+/// An IP network, `addr/prefix` (a bare address is a network of one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    network: std::net::IpAddr,
+    prefix: u8,
+}
+
+impl Cidr {
+    pub fn parse(given: &str) -> Result<Self, String> {
+        let given = given.trim();
+        let (addr, prefix) = match given.split_once('/') {
+            Some((addr, prefix)) => (addr, Some(prefix)),
+            None => (given, None),
+        };
+        let network: std::net::IpAddr = addr
+            .parse()
+            .map_err(|_| format!("{given:?} is not an IP address or a CIDR range like 10.0.0.0/8"))?;
+        let network = network.to_canonical();
+        let max = if network.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => max,
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= max)
+                .ok_or_else(|| format!("{given:?} has a prefix length that is not 0 to {max}"))?,
+        };
+        let cidr = Self { network, prefix };
+        if cidr.mask(network) != network {
+            return Err(format!("{given:?} has bits set beyond its prefix length"));
+        }
+        Ok(cidr)
+    }
+
+    pub fn contains(&self, addr: std::net::IpAddr) -> bool {
+        let addr = addr.to_canonical();
+        addr.is_ipv4() == self.network.is_ipv4() && self.mask(addr) == self.network
+    }
+
+    fn mask(&self, addr: std::net::IpAddr) -> std::net::IpAddr {
+        match addr {
+            std::net::IpAddr::V4(a) => {
+                let bits = u32::from(a) & u32::MAX.checked_shl(32 - u32::from(self.prefix)).unwrap_or(0);
+                std::net::Ipv4Addr::from(bits).into()
+            }
+            std::net::IpAddr::V6(a) => {
+                let bits = u128::from(a) & u128::MAX.checked_shl(128 - u32::from(self.prefix)).unwrap_or(0);
+                std::net::Ipv6Addr::from(bits).into()
+            }
+        }
+    }
+}
+
+impl Hardening {
+    pub fn from_raw(raw: &RawHardening) -> Result<Self, ConfigError> {
+        fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
+            given: &Option<String>,
+            flag: &'static str,
+            env: &'static str,
+            default: T,
+            range: std::ops::RangeInclusive<T>,
+            what: &str,
+        ) -> Result<T, ConfigError> {
+            let Some(given) = given.as_deref().map(str::trim).filter(|g| !g.is_empty()) else {
+                return Ok(default);
+            };
+            given.parse::<T>().ok().filter(|n| range.contains(n)).ok_or_else(|| {
+                bad(
+                    flag,
+                    env,
+                    format!(
+                        "{given:?} is not a whole number of {what} from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                )
+            })
+        }
+        let trusted_proxies = match raw.trusted_proxies.as_deref().map(str::trim) {
+            None | Some("") => Vec::new(),
+            Some(list) => list
+                .split(',')
+                .map(Cidr::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|p| bad("--trusted-proxies", "HERALD_TRUSTED_PROXIES", p))?,
+        };
+        let mut login = LoginLimits {
+            failures_per_account: number(
+                &raw.login_failures_per_account,
+                "--login-failures-per-account",
+                "HERALD_LOGIN_FAILURES_PER_ACCOUNT",
+                5,
+                1..=1000,
+                "failures",
+            )?,
+            failures_per_address: number(
+                &raw.login_failures_per_address,
+                "--login-failures-per-address",
+                "HERALD_LOGIN_FAILURES_PER_ADDRESS",
+                20,
+                1..=100_000,
+                "failures",
+            )?,
+            backoff_base: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(number(
+                &raw.login_backoff_max_secs,
+                "--login-backoff-max-secs",
+                "HERALD_LOGIN_BACKOFF_MAX_SECS",
+                900,
+                1..=86_400,
+                "seconds",
+            )?),
+            forget_after: Duration::ZERO,
+        };
+        // Forgotten only well after the longest wait, so waiting out a block never starts afresh.
+        login.forget_after = (login.backoff_max * 2).max(Duration::from_secs(3600));
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let hashing_concurrency = number(
+            &raw.password_hashing_concurrency,
+            "--password-hashing-concurrency",
+            "HERALD_PASSWORD_HASHING_CONCURRENCY",
+            cores,
+            1..=1024,
+            "hashes",
+        )?;
+        let hashing_queue = number(
+            &raw.password_hashing_queue,
+            "--password-hashing-queue",
+            "HERALD_PASSWORD_HASHING_QUEUE",
+            32,
+            0..=100_000,
+            "waiting sign-ins",
+        )?;
+        let metrics_listen = match raw.metrics_listen.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(given) => Some(given.parse::<SocketAddr>().map_err(|_| {
+                bad(
+                    "--metrics-listen",
+                    "HERALD_METRICS_LISTEN",
+                    format!("{given:?} is not an address like 127.0.0.1:9090"),
+                )
+            })?),
+        };
+        let metrics_token = match raw.metrics_token.as_deref() {
+            None | Some("") => None,
+            Some(given) => {
+                if given.len() < MetricsToken::MIN_LEN || !given.bytes().all(|b| b.is_ascii_graphic()) {
+                    return Err(bad(
+                        "--metrics-token",
+                        "HERALD_METRICS_TOKEN",
+                        format!(
+                            "must be at least {} visible ASCII characters without spaces (try `openssl rand -hex 24`)",
+                            MetricsToken::MIN_LEN
+                        ),
+                    ));
+                }
+                Some(MetricsToken(given.to_owned()))
+            }
+        };
+        let listener = ListenerLimits {
+            header_timeout: Duration::from_secs(number(
+                &raw.header_timeout_secs,
+                "--header-timeout-secs",
+                "HERALD_HEADER_TIMEOUT_SECS",
+                10,
+                1..=3600,
+                "seconds",
+            )?),
+            idle_timeout: Duration::from_secs(number(
+                &raw.idle_timeout_secs,
+                "--idle-timeout-secs",
+                "HERALD_IDLE_TIMEOUT_SECS",
+                75,
+                1..=86_400,
+                "seconds",
+            )?),
+            max_connections: number(
+                &raw.max_connections,
+                "--max-connections",
+                "HERALD_MAX_CONNECTIONS",
+                default_max_connections(),
+                1..=10_000_000,
+                "connections",
+            )?,
+        };
+        let max_websockets_per_user = number(
+            &raw.max_websockets_per_user,
+            "--max-websockets-per-user",
+            "HERALD_MAX_WEBSOCKETS_PER_USER",
+            16,
+            1..=10_000,
+            "websockets",
+        )?;
+        Ok(Self {
+            trusted_proxies,
+            login,
+            hashing_concurrency,
+            hashing_queue,
+            metrics_listen,
+            metrics_token,
+            listener,
+            max_websockets_per_user,
+        })
+    }
+}
+
+/// Three quarters of the process's open-file limit: the last quarter stays for
+/// the database, upstream connections and files, so a flood of client
+/// connections cannot take the descriptors Herald needs to work.
+fn default_max_connections() -> usize {
+    (open_file_limit() / 4 * 3).max(64)
+}
+
+/// The soft `RLIMIT_NOFILE` (Linux: from /proc/self/limits); 1024 when unknown.
+pub fn open_file_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|limits| {
+            let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+            line.split_whitespace().nth(3)?.parse().ok()
+        })
+        .unwrap_or(1024)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,10 +620,22 @@ impl Config {
         };
         let upstream = Self::upstream_limits(&raw.upstream)?;
         let limits = Self::limits(&raw.limits)?;
+        let hardening = Hardening::from_raw(&raw.hardening)?;
+        if hardening.metrics_listen.is_some() && !metrics_endpoint {
+            return Err(bad(
+                "--metrics-listen",
+                "HERALD_METRICS_LISTEN",
+                "is set while HERALD_METRICS=off; unset one of them",
+            ));
+        }
+        if hardening.metrics_listen == Some(listen) && listen.port() != 0 {
+            return Err(bad("--metrics-listen", "HERALD_METRICS_LISTEN", "must differ from HERALD_LISTEN"));
+        }
         Ok(Self {
             upstream,
             limits,
             metrics_endpoint,
+            hardening,
             listen,
             public_url_given: raw.public_url.is_some(),
             public_url,
@@ -468,6 +810,7 @@ mod tests {
             metrics: "on".into(),
             upstream: UpstreamSettings::default(),
             limits: LimitSettings::default(),
+            hardening: RawHardening::default(),
         }
     }
 
@@ -496,6 +839,36 @@ mod tests {
             (|r| r.upstream.response_timeout = "3600s".into(), "HERALD_UPSTREAM_RESPONSE_TIMEOUT"),
             (|r| r.limits.calls_per_token = "0".into(), "HERALD_MAX_CALLS_PER_TOKEN"),
             (|r| r.limits.sessions_per_token = "many".into(), "HERALD_MAX_SESSIONS_PER_TOKEN"),
+            (|r| r.hardening.trusted_proxies = Some("10.0.0.0/8, nope".into()), "HERALD_TRUSTED_PROXIES"),
+            (|r| r.hardening.trusted_proxies = Some("10.0.0.1/8".into()), "HERALD_TRUSTED_PROXIES"),
+            (
+                |r| r.hardening.login_failures_per_account = Some("0".into()),
+                "HERALD_LOGIN_FAILURES_PER_ACCOUNT",
+            ),
+            (
+                |r| r.hardening.login_failures_per_address = Some("x".into()),
+                "HERALD_LOGIN_FAILURES_PER_ADDRESS",
+            ),
+            (|r| r.hardening.login_backoff_max_secs = Some("-1".into()), "HERALD_LOGIN_BACKOFF_MAX_SECS"),
+            (
+                |r| r.hardening.password_hashing_concurrency = Some("0".into()),
+                "HERALD_PASSWORD_HASHING_CONCURRENCY",
+            ),
+            (|r| r.hardening.password_hashing_queue = Some("many".into()), "HERALD_PASSWORD_HASHING_QUEUE"),
+            (|r| r.hardening.metrics_listen = Some("9090".into()), "HERALD_METRICS_LISTEN"),
+            (|r| r.hardening.metrics_listen = Some("127.0.0.1:8080".into()), "HERALD_METRICS_LISTEN"),
+            (
+                |r| {
+                    r.metrics = "off".into();
+                    r.hardening.metrics_listen = Some("127.0.0.1:9090".into());
+                },
+                "HERALD_METRICS_LISTEN",
+            ),
+            (|r| r.hardening.metrics_token = Some("short".into()), "HERALD_METRICS_TOKEN"),
+            (|r| r.hardening.header_timeout_secs = Some("0".into()), "HERALD_HEADER_TIMEOUT_SECS"),
+            (|r| r.hardening.idle_timeout_secs = Some("1.5".into()), "HERALD_IDLE_TIMEOUT_SECS"),
+            (|r| r.hardening.max_connections = Some("0".into()), "HERALD_MAX_CONNECTIONS"),
+            (|r| r.hardening.max_websockets_per_user = Some("0".into()), "HERALD_MAX_WEBSOCKETS_PER_USER"),
         ];
         for (mutate, env) in cases {
             let mut settings = raw();
@@ -514,6 +887,45 @@ mod tests {
         for bad in ["", "s", "1.5s", "-1", "5m", "ms"] {
             assert_eq!(parse_duration(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn hardening_defaults_and_the_metrics_token_stays_secret() {
+        let mut settings = raw();
+        let defaults = Config::from_raw(&settings).unwrap().hardening;
+        assert!(defaults.trusted_proxies.is_empty());
+        assert_eq!((defaults.login.failures_per_account, defaults.login.failures_per_address), (5, 20));
+        assert_eq!(defaults.login.backoff_max, Duration::from_secs(900));
+        assert!(defaults.hashing_concurrency >= 1);
+        assert_eq!(defaults.listener.header_timeout, Duration::from_secs(10));
+        assert_eq!(defaults.listener.idle_timeout, Duration::from_secs(75));
+        assert!(defaults.listener.max_connections >= 64);
+        assert!(defaults.metrics_listen.is_none() && defaults.metrics_token.is_none());
+
+        settings.hardening.metrics_token = Some("a-metrics-token-0123456789".into());
+        let err_free = Config::from_raw(&settings).unwrap();
+        let token = err_free.hardening.metrics_token.unwrap();
+        assert!(!format!("{token:?}").contains("0123456789"));
+        assert!(token.admits(Some("Bearer a-metrics-token-0123456789")));
+        assert!(!token.admits(Some("Bearer a-metrics-token-012345678")));
+        assert!(!token.admits(Some("a-metrics-token-0123456789")));
+        assert!(!token.admits(None));
+    }
+
+    #[test]
+    fn cidr_ranges_match_their_addresses() {
+        let net = Cidr::parse("10.1.0.0/16").unwrap();
+        assert!(net.contains("10.1.255.3".parse().unwrap()));
+        assert!(!net.contains("10.2.0.1".parse().unwrap()));
+        // A dual-stack socket reports IPv4 peers as IPv4-mapped IPv6 addresses.
+        assert!(net.contains("::ffff:10.1.0.9".parse().unwrap()));
+        let one = Cidr::parse("127.0.0.1").unwrap();
+        assert!(one.contains("127.0.0.1".parse().unwrap()) && !one.contains("127.0.0.2".parse().unwrap()));
+        let v6 = Cidr::parse("2001:db8::/32").unwrap();
+        assert!(v6.contains("2001:db8:1::5".parse().unwrap()) && !v6.contains("10.1.0.1".parse().unwrap()));
+        assert!(Cidr::parse("0.0.0.0/0").unwrap().contains("8.8.8.8".parse().unwrap()));
+        assert!(Cidr::parse("10.0.0.0/33").is_err());
+        assert!(Cidr::parse("10.0.0.1/8").is_err());
     }
 
     #[test]

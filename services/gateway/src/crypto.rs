@@ -2,7 +2,7 @@
 //! derived from it, password hashing, and the random, hashed-at-rest tokens.
 
 use aws_lc_rs::aead::{self, AES_256_GCM_SIV, Aad, Nonce, RandomizedNonceKey};
-use aws_lc_rs::{digest, hkdf, rand};
+use aws_lc_rs::{digest, hkdf, hmac, rand};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 
@@ -42,6 +42,7 @@ pub struct Keys {
     pub session_encoding: jsonwebtoken::EncodingKey,
     pub session_decoding: jsonwebtoken::DecodingKey,
     header_sealing: RandomizedNonceKey,
+    throttle: hmac::Key,
 }
 
 impl Keys {
@@ -56,7 +57,9 @@ impl Keys {
         };
         let header_key = subkey(b"upstream header encryption");
         let session_key = subkey(b"session jwt signing");
+        let throttle_key = subkey(b"sign-in throttle keys");
         Self {
+            throttle: hmac::Key::new(hmac::HMAC_SHA256, &throttle_key),
             session_encoding: jsonwebtoken::EncodingKey::from_secret(&session_key)
                 .expect("a 32-byte HMAC key is valid"),
             session_decoding: jsonwebtoken::DecodingKey::from_secret(&session_key)
@@ -64,6 +67,16 @@ impl Keys {
             header_sealing: RandomizedNonceKey::new(&AES_256_GCM_SIV, &header_key)
                 .expect("a 32-byte key fits AES-256-GCM-SIV"),
         }
+    }
+
+    /// The sign-in throttle's key for `value` (an email, an address) in `scope`: an HMAC, so the
+    /// throttle's table holds no email or address in the clear, yet every replica agrees.
+    pub fn throttle_key(&self, scope: &str, value: &[u8]) -> Vec<u8> {
+        let mut ctx = hmac::Context::with_key(&self.throttle);
+        ctx.update(scope.as_bytes());
+        ctx.update(&[0]);
+        ctx.update(value);
+        ctx.sign().as_ref().to_vec()
     }
 
     /// Encrypts `plaintext`, bound to `context` (for example the owning org and

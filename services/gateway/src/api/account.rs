@@ -8,32 +8,15 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 
 use super::auth::{Principal, SessionUser};
+use super::client::ClientAddr;
 use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::session;
 use super::views::AccountView;
 use crate::app::AppState;
-use crate::crypto::password;
 use crate::domain::{Email, Password};
-
-/// argon2id is deliberately slow; keep it off the async workers.
-pub async fn hash_password(plain: &Password) -> ApiResult<String> {
-    let plain = plain.expose().to_owned();
-    Ok(tokio::task::spawn_blocking(move || password::hash(&plain)).await.map_err(anyhow::Error::from)?)
-}
-
-pub async fn verify_password(plain: &str, stored: Option<String>) -> ApiResult<bool> {
-    let plain = plain.to_owned();
-    Ok(tokio::task::spawn_blocking(move || match stored {
-        Some(stored) => password::verify(&plain, &stored),
-        None => {
-            password::verify_against_nothing(&plain);
-            false
-        }
-    })
-    .await
-    .map_err(anyhow::Error::from)?)
-}
+use crate::storage::UserCredentials;
+use crate::throttle::Attempt;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,8 +25,12 @@ pub struct LoginBody {
     password: String,
 }
 
+/// Signs in. In order, so that no refused attempt costs a password hash: the throttle (429
+/// while the account or the client's address waits), a hashing slot (503 when every slot is
+/// busy), the throttle again (failures may have come in meanwhile), then the password.
 pub async fn login(
     State(state): State<AppState>,
+    ClientAddr(client): ClientAddr,
     ValidJson(body): ValidJson<LoginBody>,
 ) -> ApiResult<Response> {
     let Ok(email) = Email::parse(&body.email) else {
@@ -52,16 +39,38 @@ pub async fn login(
     if body.password.len() > Password::MAX_BYTES {
         return Err(ApiError::InvalidCredentials);
     }
+    let attempt = Attempt::new(&state, email.as_str(), client);
+    attempt.check(&state).await?;
     let account = state.store.user_by_email(email.as_str()).await?;
-    let stored = account.as_ref().map(|a| a.password_hash.clone());
-    if !verify_password(&body.password, stored).await? {
+    let Some(account) = check_password(&state, &attempt, account, &body.password).await? else {
         return Err(ApiError::InvalidCredentials);
-    }
-    let user = account.expect("a verified password belongs to an account").user;
+    };
+    let user = account.user;
     let cookie = session::start(&state, user.id).await?;
     let memberships = state.store.memberships(user.id).await?;
     tracing::info!(user_id = %user.id, "signed in");
     Ok(([(header::SET_COOKIE, cookie)], Json(AccountView::new(&user, &memberships))).into_response())
+}
+
+/// A password check under the sign-in throttle (see [`login`]; the caller has checked the
+/// throttle once already): the account when `password` is its password; `None` (counted as a
+/// failure) when it is not, or there is no account.
+pub async fn check_password(
+    state: &AppState,
+    attempt: &Attempt,
+    account: Option<UserCredentials>,
+    password: &str,
+) -> ApiResult<Option<UserCredentials>> {
+    let slot = state.passwords.slot().await?;
+    attempt.check(state).await?;
+    let stored = account.as_ref().map(|a| a.password_hash.clone());
+    if slot.verify(password, stored).await? {
+        attempt.succeeded(state).await?;
+        Ok(account)
+    } else {
+        attempt.failed(state, account.as_ref().map(|a| &a.user)).await?;
+        Ok(None)
+    }
 }
 
 pub async fn logout(State(state): State<AppState>, caller: SessionUser) -> ApiResult<Response> {
@@ -90,6 +99,7 @@ pub struct PasswordBody {
 pub async fn change_password(
     State(state): State<AppState>,
     caller: SessionUser,
+    ClientAddr(client): ClientAddr,
     ValidJson(body): ValidJson<PasswordBody>,
 ) -> ApiResult<Response> {
     let mut checks = Checks::default();
@@ -99,11 +109,14 @@ pub async fn change_password(
         checks.push("new_password", "must differ from the current password");
     }
     checks.finish()?;
-    let stored = state.store.user_by_id(caller.user.id).await?.map(|c| c.password_hash);
-    if !verify_password(&body.current_password, stored).await? {
+    // Guessing the current password from a stolen session is throttled like signing in.
+    let attempt = Attempt::new(&state, &caller.user.email, client);
+    attempt.check(&state).await?;
+    let account = state.store.user_by_id(caller.user.id).await?;
+    if check_password(&state, &attempt, account, &body.current_password).await?.is_none() {
         return Err(ApiError::field("current_password", "is not your current password"));
     }
-    let hash = hash_password(&checked(new_password)).await?;
+    let hash = state.passwords.hash(&checked(new_password)).await?;
     state.store.set_password(caller.user.id, &hash, None, OffsetDateTime::now_utc()).await?;
     let cookie = session::start(&state, caller.user.id).await?;
     tracing::info!(user_id = %caller.user.id, "password changed; other sessions ended");

@@ -49,6 +49,12 @@ pub enum ApiError {
     Gone(&'static str, String),
     #[error("the service is temporarily unavailable")]
     Unavailable,
+    /// Sign-ins refused for a while: too many failed for the account or from the address.
+    #[error("too many failed sign-ins; try again in {}", wait_words(*.retry_after))]
+    TooManyAttempts { retry_after: u64 },
+    /// Every password hashing slot is busy (see `crate::passwords`).
+    #[error("Herald is busy checking other sign-ins; try again in a moment")]
+    Busy { retry_after: u64 },
     /// The upstream MCP server failed or refused; the text names it and says why.
     #[error("{0}")]
     Upstream(String),
@@ -83,6 +89,10 @@ impl ApiError {
             Conflict(code, _) => (StatusCode::CONFLICT, code, "Conflict"),
             Gone(code, _) => (StatusCode::GONE, code, "No longer available"),
             Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable", "Service unavailable"),
+            TooManyAttempts { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "too-many-attempts", "Too many failed sign-ins")
+            }
+            Busy { .. } => (StatusCode::SERVICE_UNAVAILABLE, "busy", "Busy"),
             Upstream(_) => (StatusCode::BAD_GATEWAY, "upstream-error", "The upstream server failed"),
             UpstreamTimeout(_) => (
                 StatusCode::GATEWAY_TIMEOUT,
@@ -105,6 +115,21 @@ struct Problem<'a> {
     detail: String,
     #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
     errors: &'a [FieldError],
+    /// Seconds to wait before trying again (the `Retry-After` header, for scripts and pages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after: Option<u64>,
+}
+
+/// "42 seconds", "1 minute", "15 minutes": how long to wait, for people.
+pub fn wait_words(seconds: u64) -> String {
+    match seconds {
+        0 | 1 => "1 second".into(),
+        2..=59 => format!("{seconds} seconds"),
+        _ => match seconds.div_ceil(60) {
+            1 => "1 minute".into(),
+            minutes => format!("{minutes} minutes"),
+        },
+    }
 }
 
 impl IntoResponse for ApiError {
@@ -119,7 +144,17 @@ impl IntoResponse for ApiError {
             }
             other => (other.to_string(), &[]),
         };
-        problem_response(status, code, title, detail, errors)
+        let retry_after = match self {
+            ApiError::TooManyAttempts { retry_after } | ApiError::Busy { retry_after } => {
+                Some(retry_after.max(1))
+            }
+            _ => None,
+        };
+        let mut response = problem_document(status, code, title, detail, errors, retry_after);
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }
 
@@ -130,12 +165,24 @@ pub fn problem_response(
     detail: String,
     errors: &[FieldError],
 ) -> Response {
+    problem_document(status, code, title, detail, errors, None)
+}
+
+fn problem_document(
+    status: StatusCode,
+    code: &str,
+    title: &str,
+    detail: String,
+    errors: &[FieldError],
+    retry_after: Option<u64>,
+) -> Response {
     let body = Problem {
         kind: format!("{PROBLEM_TYPE_PREFIX}{code}"),
         title,
         status: status.as_u16(),
         detail,
         errors,
+        retry_after,
     };
     let mut response = (status, axum::Json(body)).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
@@ -186,6 +233,18 @@ fn conflict(c: Conflict) -> ApiError {
         }
     };
     ApiError::Conflict(code, detail.into())
+}
+
+impl From<crate::passwords::HashError> for ApiError {
+    fn from(e: crate::passwords::HashError) -> Self {
+        match e {
+            crate::passwords::HashError::Busy => {
+                crate::telemetry::metrics::metrics().limit_refusal("password_hashing");
+                ApiError::Busy { retry_after: 1 }
+            }
+            crate::passwords::HashError::Failed(e) => ApiError::Internal(e.into()),
+        }
+    }
 }
 
 impl From<anyhow::Error> for ApiError {

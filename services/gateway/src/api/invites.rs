@@ -9,8 +9,9 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 
-use super::account::hash_password;
+use super::account::check_password;
 use super::auth::{OrgAccess, Principal};
+use super::client::ClientAddr;
 use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::orgs::parse_id;
@@ -21,6 +22,7 @@ use crate::audit::{self, Subject};
 use crate::crypto;
 use crate::domain::{DisplayName, Email, Password, Role};
 use crate::storage::{Joiner, NewInvite, NewUser};
+use crate::throttle::Attempt;
 
 pub const INVITE_LIFETIME: Duration = Duration::days(7);
 
@@ -121,6 +123,8 @@ pub struct PreviewBody {
     token: String,
 }
 
+/// What the link offers. Deliberately not whether the email has an account: whoever holds
+/// the link (its admin, to begin with) would learn that of any email they care to invite.
 #[derive(Serialize)]
 pub struct InvitePreview {
     org: PreviewOrg,
@@ -128,8 +132,6 @@ pub struct InvitePreview {
     role: Role,
     #[serde(with = "time::serde::rfc3339")]
     expires_at: OffsetDateTime,
-    /// Whether the invitee signs in (true) or creates an account (false).
-    account_exists: bool,
 }
 
 #[derive(Serialize)]
@@ -148,13 +150,11 @@ pub async fn preview(
         .usable_invite(&crypto::token_hash(&body.token), OffsetDateTime::now_utc())
         .await?
         .ok_or_else(invite_unavailable)?;
-    let account_exists = state.store.user_by_email(&invite.email).await?.is_some();
     Ok(Json(InvitePreview {
         org: PreviewOrg { slug: org.slug, name: org.name },
         email: invite.email,
         role: invite.role,
         expires_at: invite.expires_at,
-        account_exists,
     }))
 }
 
@@ -162,7 +162,8 @@ pub async fn preview(
 #[serde(deny_unknown_fields)]
 pub struct AcceptBody {
     token: String,
-    /// For a new account: the invitee's name and password.
+    /// Unless signed in as the invitee: a name and password for a new account, or the
+    /// password of the invitee's existing account (the name is then left as it is).
     name: Option<String>,
     password: Option<String>,
 }
@@ -173,44 +174,53 @@ pub struct Accepted {
     membership: MembershipView,
 }
 
-/// Accepts an invite. An invitee who already has an account must be signed
-/// in as that account; anyone else creates an account with the invite's email
-/// and is signed in.
+/// Accepts an invite. Signed in as the invite's email: joins. Otherwise the body's name and
+/// password are checked first, the same way whether or not the email has an account (so the
+/// answer to a half-filled form tells nobody which it is); then an existing account must be
+/// proven with its password (under the sign-in throttle; the invitee is then signed in), and
+/// a new one is created. What remains observable, inherently, is the outcome: an account is
+/// created (201) or the password is refused (401); learning "no account" this way creates
+/// that account and uses the invite, which its organisation's audit log shows.
 pub async fn accept(
     State(state): State<AppState>,
     principal: Option<Principal>,
+    ClientAddr(client): ClientAddr,
     ValidJson(body): ValidJson<AcceptBody>,
 ) -> ApiResult<Response> {
     let token_hash = crypto::token_hash(&body.token);
     let now = OffsetDateTime::now_utc();
     let (invite, _) = state.store.usable_invite(&token_hash, now).await?.ok_or_else(invite_unavailable)?;
-    let existing = state.store.user_by_email(&invite.email).await?;
-    let (joiner, new_account) = match existing {
-        Some(account) => match &principal {
-            Some(Principal::Session { user, .. }) if user.id == account.user.id => {
-                (Joiner::Existing(user.id), false)
-            }
-            _ => {
-                return Err(ApiError::Forbidden(
-                    "this invite is for an existing account: sign in as that account to accept it",
-                ));
-            }
-        },
-        None => {
+    let (joiner, new_session, status) = match &principal {
+        Some(Principal::Session { user, .. }) if user.email == invite.email => {
+            (Joiner::Existing(user.id), false, StatusCode::OK)
+        }
+        _ => {
             let mut checks = Checks::default();
             let name = checks.field("name", DisplayName::parse(body.name.as_deref().unwrap_or_default()));
-            let password = checks.field(
-                "password",
-                Password::parse(body.password.as_deref().unwrap_or_default(), Some(&invite.email)),
-            );
+            let password_text = body.password.as_deref().unwrap_or_default();
+            let password = checks.field("password", Password::parse(password_text, Some(&invite.email)));
             checks.finish()?;
-            let password_hash = hash_password(&checked(password)).await?;
-            let user = NewUser {
-                email: invite.email.clone(),
-                name: checked(name).as_str().to_owned(),
-                password_hash,
-            };
-            (Joiner::New(user), true)
+            let attempt = Attempt::new(&state, &invite.email, client);
+            match state.store.user_by_email(&invite.email).await? {
+                Some(account) => {
+                    attempt.check(&state).await?;
+                    let Some(account) =
+                        check_password(&state, &attempt, Some(account), password_text).await?
+                    else {
+                        return Err(ApiError::InvalidCredentials);
+                    };
+                    (Joiner::Existing(account.user.id), true, StatusCode::OK)
+                }
+                None => {
+                    let password_hash = state.passwords.hash(&checked(password)).await?;
+                    let user = NewUser {
+                        email: invite.email.clone(),
+                        name: checked(name).as_str().to_owned(),
+                        password_hash,
+                    };
+                    (Joiner::New(user), true, StatusCode::CREATED)
+                }
+            }
         }
     };
     let (membership, user) = state.store.accept_invite(&token_hash, joiner, now).await?;
@@ -228,11 +238,11 @@ pub async fn accept(
     )
     .await;
     let body = Json(Accepted { user: (&user).into(), membership: (&membership).into() });
-    if new_account {
+    if new_session {
         let cookie = session::start(&state, user.id).await?;
-        return Ok((StatusCode::CREATED, [(header::SET_COOKIE, cookie)], body).into_response());
+        return Ok((status, [(header::SET_COOKIE, cookie)], body).into_response());
     }
-    Ok((StatusCode::OK, body).into_response())
+    Ok((status, body).into_response())
 }
 
 fn invite_unavailable() -> ApiError {

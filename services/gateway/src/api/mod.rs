@@ -4,6 +4,7 @@
 pub mod account;
 pub mod audit;
 pub mod auth;
+pub mod client;
 pub mod console;
 pub mod csrf;
 pub mod elicitations;
@@ -102,7 +103,7 @@ pub fn router(state: AppState) -> Router {
         .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
-        .route("/metrics", get(crate::telemetry::metrics::handler))
+        .route("/metrics", get(crate::telemetry::metrics::public_handler))
         .nest("/api/v1", api)
         .route(
             "/mcp/{org}/{server}",

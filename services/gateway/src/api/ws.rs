@@ -2,8 +2,11 @@
 //! sends every pending elicitation of the user, then each event as it
 //! happens; the browser answers with `respond` messages.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use axum::extract::State;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -34,9 +37,75 @@ pub async fn upgrade(
         return ApiError::CrossSite.into_response();
     }
     let user_id = principal.user().id;
-    ws.max_message_size(MAX_MESSAGE_BYTES)
-        .read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| serve(state, user_id, socket))
+    let ws = ws.max_message_size(MAX_MESSAGE_BYTES).read_buffer_size(READ_BUFFER_BYTES);
+    match state.sockets.take(user_id) {
+        Some(seat) => ws.on_upgrade(move |socket| serve(state, user_id, seat, socket)),
+        // Over the cap the socket still opens, to be closed at once with a code and reason a
+        // browser can read (a refused handshake shows a page's script no status or text).
+        None => {
+            crate::telemetry::metrics::metrics().limit_refusal("websockets_per_user");
+            let limit = state.sockets.max;
+            tracing::info!(%user_id, limit, "a dashboard websocket over the per-person cap was closed");
+            ws.on_upgrade(move |socket| refuse(socket, limit))
+        }
+    }
+}
+
+/// The close code for "too many open dashboards" (4000 + the HTTP status it echoes, 429).
+pub const TOO_MANY_SOCKETS: u16 = 4429;
+
+async fn refuse(mut socket: WebSocket, limit: usize) {
+    let reason = format!("too many open dashboards: at most {limit} per person; close one and reload");
+    let frame = CloseFrame { code: TOO_MANY_SOCKETS, reason: Utf8Bytes::from(reason) };
+    let _ = socket.send(Message::Close(Some(frame))).await;
+    // Wait (briefly) for the browser's close, so the frame is read before the socket goes.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), socket.recv()).await;
+}
+
+/// Open dashboard websockets per person on this replica, capped.
+pub struct Seats {
+    pub max: usize,
+    taken: Arc<Mutex<HashMap<Uuid, usize>>>,
+}
+
+/// One open websocket's place; given back on drop.
+pub struct Seat {
+    taken: Arc<Mutex<HashMap<Uuid, usize>>>,
+    user_id: Uuid,
+}
+
+impl Seats {
+    pub fn new(max: usize) -> Self {
+        Self { max, taken: Arc::default() }
+    }
+
+    /// A place for one more of `user_id`'s sockets, unless they have `max` open.
+    pub fn take(&self, user_id: Uuid) -> Option<Seat> {
+        let mut taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+        let count = taken.entry(user_id).or_default();
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(Seat { taken: self.taken.clone(), user_id })
+    }
+
+    /// How many sockets `user_id` has open on this replica.
+    pub fn open(&self, user_id: Uuid) -> usize {
+        self.taken.lock().unwrap_or_else(|p| p.into_inner()).get(&user_id).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        let mut taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = taken.get_mut(&self.user_id) {
+            *count -= 1;
+            if *count == 0 {
+                taken.remove(&self.user_id);
+            }
+        }
+    }
 }
 
 /// One open dashboard socket in `herald_websocket_connections`, for as long as it lives.
@@ -67,7 +136,7 @@ enum BrowserMessage {
     },
 }
 
-async fn serve(state: AppState, user_id: Uuid, mut socket: WebSocket) {
+async fn serve(state: AppState, user_id: Uuid, _seat: Seat, mut socket: WebSocket) {
     let _counted = OpenSocket::count();
     let (seat, mut events) = state.broker.hub.join(user_id);
     // Joined first, then read: nothing created in between is missed (a

@@ -609,6 +609,32 @@ pub trait Store: Send + Sync + 'static {
     async fn purge_counters(&self, before: OffsetDateTime) -> Result<u64>;
     async fn audit(&self, entry: &AuditEntry) -> Result<()>;
     async fn audit_entries(&self, org_id: Uuid, query: &AuditQuery) -> Result<Vec<AuditEntry>>;
+
+    // --- abuse resistance: setup checks and the sign-in throttle ---------------------------
+
+    /// Whether this setup link would complete setup now (checked before any password is hashed;
+    /// `complete_setup` remains the compare-and-set).
+    async fn setup_token_usable(&self, token_hash: &[u8], now: OffsetDateTime) -> Result<bool>;
+    /// The latest time until which sign-ins under either key are refused, if later than `now`.
+    async fn login_blocked_until(
+        &self,
+        keys: [&[u8]; 2],
+        now: OffsetDateTime,
+    ) -> Result<Option<OffsetDateTime>>;
+    /// Counts one failed sign-in under each key and returns the new counts, in order. A key whose
+    /// last failure was before `forget_before` starts over (and loses its block).
+    async fn record_login_failures(
+        &self,
+        keys: [&[u8]; 2],
+        now: OffsetDateTime,
+        forget_before: OffsetDateTime,
+    ) -> Result<[i64; 2]>;
+    /// Refuses sign-ins under `key` until `until`; a longer block already there stays.
+    async fn block_login(&self, key: &[u8], until: OffsetDateTime) -> Result<()>;
+    /// Forgets the failures under `key` (its account signed in).
+    async fn clear_login_failures(&self, key: &[u8]) -> Result<()>;
+    /// Drops keys quiet since `before` whose block (if any) ended before `now`.
+    async fn purge_login_failures(&self, before: OffsetDateTime, now: OffsetDateTime) -> Result<u64>;
 }
 
 /// Opens the configured database and applies its migrations.

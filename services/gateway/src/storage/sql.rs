@@ -1423,6 +1423,113 @@ macro_rules! impl_store {
                 .await?;
                 Ok(rows.into_iter().map(Into::into).collect())
             }
+
+            async fn setup_token_usable(
+                &self,
+                token_hash: &[u8],
+                now: time::OffsetDateTime,
+            ) -> $crate::storage::Result<bool> {
+                let (tokens, users): (i64, i64) = sqlx::query_as(
+                    "SELECT (SELECT COUNT(*) FROM setup_tokens WHERE token_hash = $1 AND expires_at > $2), \
+                     (SELECT COUNT(*) FROM (SELECT 1 FROM users LIMIT 1) AS any_user)",
+                )
+                .bind(token_hash)
+                .bind($crate::storage::DbTime(now))
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(tokens == 1 && users == 0)
+            }
+
+            async fn login_blocked_until(
+                &self,
+                keys: [&[u8]; 2],
+                now: time::OffsetDateTime,
+            ) -> $crate::storage::Result<Option<time::OffsetDateTime>> {
+                use $crate::storage::DbTime;
+                let until: Vec<DbTime> = sqlx::query_scalar(
+                    "SELECT blocked_until FROM login_failures WHERE key IN ($1, $2) AND blocked_until > $3",
+                )
+                .bind(keys[0])
+                .bind(keys[1])
+                .bind(DbTime(now))
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(until.into_iter().max().map(|t| t.0))
+            }
+
+            async fn record_login_failures(
+                &self,
+                keys: [&[u8]; 2],
+                now: time::OffsetDateTime,
+                forget_before: time::OffsetDateTime,
+            ) -> $crate::storage::Result<[i64; 2]> {
+                use $crate::storage::DbTime;
+                // One statement: concurrent failures under one key each count.
+                // A key quiet since `forget_before` starts over.
+                let rows: Vec<(Vec<u8>, i64)> = sqlx::query_as(
+                    "INSERT INTO login_failures (key, failures, last_failure_at, blocked_until) \
+                     VALUES ($1, 1, $3, NULL), ($2, 1, $3, NULL) \
+                     ON CONFLICT (key) DO UPDATE SET \
+                     failures = CASE WHEN login_failures.last_failure_at < $4 THEN 1 \
+                                     ELSE login_failures.failures + 1 END, \
+                     blocked_until = CASE WHEN login_failures.last_failure_at < $4 THEN NULL \
+                                          ELSE login_failures.blocked_until END, \
+                     last_failure_at = $3 \
+                     RETURNING key, failures",
+                )
+                .bind(keys[0])
+                .bind(keys[1])
+                .bind(DbTime(now))
+                .bind(DbTime(forget_before))
+                .fetch_all(&self.pool)
+                .await?;
+                let count = |key: &[u8]| {
+                    rows.iter()
+                        .find(|(k, _)| k.as_slice() == key)
+                        .map(|(_, c)| *c)
+                        .ok_or($crate::storage::StoreError::NotFound)
+                };
+                Ok([count(keys[0])?, count(keys[1])?])
+            }
+
+            async fn block_login(
+                &self,
+                key: &[u8],
+                until: time::OffsetDateTime,
+            ) -> $crate::storage::Result<()> {
+                use $crate::storage::DbTime;
+                sqlx::query(
+                    "UPDATE login_failures SET blocked_until = $2 \
+                     WHERE key = $1 AND (blocked_until IS NULL OR blocked_until < $2)",
+                )
+                .bind(key)
+                .bind(DbTime(until))
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn clear_login_failures(&self, key: &[u8]) -> $crate::storage::Result<()> {
+                sqlx::query("DELETE FROM login_failures WHERE key = $1").bind(key).execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn purge_login_failures(
+                &self,
+                before: time::OffsetDateTime,
+                now: time::OffsetDateTime,
+            ) -> $crate::storage::Result<u64> {
+                use $crate::storage::DbTime;
+                Ok(sqlx::query(
+                    "DELETE FROM login_failures WHERE last_failure_at < $1 \
+                     AND (blocked_until IS NULL OR blocked_until < $2)",
+                )
+                .bind(DbTime(before))
+                .bind(DbTime(now))
+                .execute(&self.pool)
+                .await?
+                .rows_affected())
+            }
         }
     };
 }

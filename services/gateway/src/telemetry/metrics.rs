@@ -37,6 +37,10 @@ pub struct Metrics {
     websocket_connections: UpDownCounter<i64>,
     http_requests: Counter<u64>,
     http_duration: Histogram<f64>,
+    limit_refusals: Counter<u64>,
+    signin_blocks: Counter<u64>,
+    connections_open: UpDownCounter<i64>,
+    connections_closed: Counter<u64>,
 }
 
 static METRICS: OnceLock<Metrics> = OnceLock::new();
@@ -87,6 +91,7 @@ impl Metrics {
         // Gauges without labels are shown from the start, at zero.
         metrics.elicitations_pending.add(0, &[]);
         metrics.websocket_connections.add(0, &[]);
+        metrics.connections_open.add(0, &[]);
         Ok(metrics)
     }
 
@@ -157,6 +162,28 @@ impl Metrics {
                 "HTTP requests served, until the response started",
                 &REQUEST_BUCKETS,
             ),
+            limit_refusals: meter
+                .u64_counter("herald.limit.refusals")
+                .with_description(
+                    "Requests refused by an abuse limit, by limit (sign-in throttle, password hashing, \
+                     websockets per user)",
+                )
+                .build(),
+            signin_blocks: meter
+                .u64_counter("herald.signin.blocks")
+                .with_description("Sign-in back-offs started, by scope (account or client address)")
+                .build(),
+            connections_open: meter
+                .i64_up_down_counter("herald.connections.open")
+                .with_description("Open client connections on the main listener (websockets included)")
+                .build(),
+            connections_closed: meter
+                .u64_counter("herald.connections.closed")
+                .with_description(
+                    "Client connections Herald closed itself, by reason (header timeout, idle timeout, \
+                     displaced at the cap, refused at the cap)",
+                )
+                .build(),
         }
     }
 
@@ -231,6 +258,25 @@ impl Metrics {
         self.http_duration.record(took.as_secs_f64(), &[route]);
     }
 
+    /// A request refused by an abuse limit: `signin_throttled`, `password_hashing`, `websockets_per_user`.
+    pub fn limit_refusal(&self, limit: &'static str) {
+        self.limit_refusals.add(1, &[KeyValue::new("limit", limit)]);
+    }
+
+    /// A sign-in back-off started: `account` or `address`.
+    pub fn signin_block(&self, scope: &'static str) {
+        self.signin_blocks.add(1, &[KeyValue::new("scope", scope)]);
+    }
+
+    pub fn connection(&self, opened: bool) {
+        self.connections_open.add(if opened { 1 } else { -1 }, &[]);
+    }
+
+    /// A connection Herald closed: `header_timeout`, `idle_timeout`, `displaced`, `refused`.
+    pub fn connection_closed(&self, reason: &'static str) {
+        self.connections_closed.add(1, &[KeyValue::new("reason", reason)]);
+    }
+
     /// The Prometheus text exposition (format 0.0.4), or `None` when turned off.
     pub fn render(&self) -> Option<String> {
         let registry = self.registry.as_ref()?;
@@ -249,9 +295,46 @@ fn bounded(value: &str, known: &[&'static str]) -> &'static str {
     known.iter().find(|k| **k == value).copied().unwrap_or("other")
 }
 
-/// `GET /metrics`: Prometheus text. Unauthenticated, like every scrape endpoint: keep it off the
-/// public network (or set `HERALD_METRICS=off`).
-pub async fn handler() -> Response {
+/// `GET /metrics` on the main listener. It names every tenant's organisations and servers, so
+/// strangers never see it: it is served there only with `HERALD_METRICS_TOKEN` set and no
+/// separate listener (`HERALD_METRICS_LISTEN`), and then only to that bearer token; otherwise
+/// it is `404`, like any path that does not exist.
+pub async fn public_handler(
+    axum::extract::State(state): axum::extract::State<crate::app::AppState>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let hardening = &state.config.hardening;
+    match (&hardening.metrics_listen, &hardening.metrics_token) {
+        (None, Some(token)) => scrape(Some(token), &headers),
+        _ => crate::api::error::ApiError::NotFound.into_response(),
+    }
+}
+
+/// The metrics listener's routes: `GET /metrics` (with the bearer token when one is set), and
+/// nothing else.
+pub fn router(token: Option<crate::config::MetricsToken>) -> axum::Router {
+    let token = std::sync::Arc::new(token);
+    axum::Router::new()
+        .route(
+            "/metrics",
+            axum::routing::get(move |headers: axum::http::HeaderMap| {
+                let token = token.clone();
+                async move { scrape(token.as_ref().as_ref(), &headers) }
+            }),
+        )
+        .fallback(|| async { crate::api::error::ApiError::NotFound })
+}
+
+fn scrape(token: Option<&crate::config::MetricsToken>, headers: &axum::http::HeaderMap) -> Response {
+    if let Some(token) = token
+        && !token.admits(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()))
+    {
+        let mut refused = crate::api::error::ApiError::Unauthenticated.into_response();
+        refused
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
+        return refused;
+    }
     match metrics().render() {
         Some(text) => {
             ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()

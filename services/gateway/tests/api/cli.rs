@@ -26,7 +26,7 @@ pub(crate) fn herald(cwd: &std::path::Path) -> Command {
 }
 
 /// Reads the JSON log until the server says it is serving; returns its address.
-async fn serving(child: &mut Child) -> (String, Vec<Value>) {
+pub(crate) async fn serving(child: &mut Child) -> (String, Vec<Value>) {
     let stderr = child.stderr.take().unwrap();
     let mut lines = BufReader::new(stderr).lines();
     let mut seen = Vec::new();

@@ -12,6 +12,7 @@ mod errors;
 mod floods;
 mod follows_truth;
 mod governance;
+mod hardening;
 mod hostile_upstream;
 mod matrix;
 mod mcp_endpoint;

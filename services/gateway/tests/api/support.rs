@@ -97,6 +97,7 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         metrics: "on".into(),
         upstream: Default::default(),
         limits: Default::default(),
+        hardening: Default::default(),
     }
 }
 
@@ -116,20 +117,30 @@ impl TestApp {
     }
 
     pub async fn spawn_on(db: TestDb) -> Self {
-        Self::spawn_configured(db, |_| {}).await
+        Self::spawn_configured(db, |_| {}, |_| {}).await
     }
 
     /// A Herald whose settings `adjust` changes first (on a fresh database).
     pub async fn spawn_with(adjust: impl FnOnce(&mut RawSettings)) -> Self {
-        Self::spawn_configured(TestDb::create().await, adjust).await
+        Self::spawn_configured(TestDb::create().await, adjust, |_| {}).await
     }
 
-    async fn spawn_configured(db: TestDb, adjust: impl FnOnce(&mut RawSettings)) -> Self {
+    /// A Herald whose typed configuration `configure` adjusts first (limits, trusted proxies, …).
+    pub async fn spawn_with_config(configure: impl FnOnce(&mut Config)) -> Self {
+        Self::spawn_configured(TestDb::create().await, |_| {}, configure).await
+    }
+
+    pub async fn spawn_configured(
+        db: TestDb,
+        adjust: impl FnOnce(&mut RawSettings),
+        configure: impl FnOnce(&mut Config),
+    ) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let mut raw = settings(&db.url(), "127.0.0.1:0", Some(base.clone()));
         adjust(&mut raw);
-        let config = Config::from_raw(&raw).unwrap();
+        let mut config = Config::from_raw(&raw).unwrap();
+        configure(&mut config);
         let state = app::prepare(config).await.expect("the app starts");
         let setup_link = app::announce_setup_link(&state).await.unwrap();
         let (shutdown, stop) = oneshot::channel::<()>();

@@ -108,6 +108,8 @@ async fn recorded_upstream() -> (String, Shared<Vec<Seen>>) {
 struct Herald {
     child: Child,
     base: String,
+    /// Where `GET /metrics` is: a listener of its own (`HERALD_METRICS_LISTEN`).
+    metrics: String,
     log: Shared<Vec<Value>>,
     _db: TestDb,
 }
@@ -116,7 +118,7 @@ async fn start_herald(db: TestDb, otlp: Option<&str>) -> Herald {
     let created = bootstrap(&db, "acme", "owner@example.com", PASSWORD).await;
     assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
     let mut command = herald(&temp_dir());
-    command.env("HERALD_DATABASE_URL", db.url());
+    command.env("HERALD_DATABASE_URL", db.url()).env("HERALD_METRICS_LISTEN", "127.0.0.1:0");
     if let Some(endpoint) = otlp {
         command
             .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
@@ -136,14 +138,23 @@ async fn start_herald(db: TestDb, otlp: Option<&str>) -> Herald {
             if entry["message"] == "herald is serving"
                 && let Some(tx) = tx.take()
             {
-                let _ = tx.send(entry["listen"].as_str().unwrap().to_owned());
+                let _ = tx.send((
+                    entry["listen"].as_str().unwrap().to_owned(),
+                    entry["metrics_listen"].as_str().unwrap().to_owned(),
+                ));
             }
             collected.lock().unwrap().push(entry);
         }
     });
-    let listen =
+    let (listen, metrics) =
         tokio::time::timeout(PATIENCE, rx).await.expect("herald serves in time").expect("herald serves");
-    Herald { child, base: format!("http://{listen}"), log, _db: db }
+    Herald {
+        child,
+        base: format!("http://{listen}"),
+        metrics: format!("http://{metrics}/metrics"),
+        log,
+        _db: db,
+    }
 }
 
 /// The first log line with `message` (the log is read as Herald writes it).
@@ -382,7 +393,7 @@ async fn a_call_is_traced_counted_and_logged_without_user_content() {
     }
 
     // Metrics on /metrics.
-    let scrape = reqwest::get(format!("{}/metrics", herald.base)).await.unwrap();
+    let scrape = reqwest::get(&herald.metrics).await.unwrap();
     assert_eq!(scrape.status(), StatusCode::OK);
     assert!(scrape.headers()["content-type"].to_str().unwrap().starts_with("text/plain; version=0.0.4"));
     let m = samples(&scrape.text().await.unwrap());
@@ -454,8 +465,7 @@ async fn without_otlp_json_logs_still_carry_the_callers_trace_id() {
     let mut herald = start_herald(TestDb::create().await, None).await;
     let (_owner, token) = prepare(&herald, &upstream).await;
 
-    let before =
-        samples(&reqwest::get(format!("{}/metrics", herald.base)).await.unwrap().text().await.unwrap());
+    let before = samples(&reqwest::get(&herald.metrics).await.unwrap().text().await.unwrap());
     assert_eq!(sample(&before, "herald_elicitations_pending", &[]), Some(0.0));
     assert_eq!(sample(&before, "herald_websocket_connections", &[]), Some(0.0));
 
@@ -485,8 +495,7 @@ async fn without_otlp_json_logs_still_carry_the_callers_trace_id() {
         .unwrap();
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
 
-    let after =
-        samples(&reqwest::get(format!("{}/metrics", herald.base)).await.unwrap().text().await.unwrap());
+    let after = samples(&reqwest::get(&herald.metrics).await.unwrap().text().await.unwrap());
     assert_eq!(
         sample(&after, "herald_elicitations_total", &[("outcome", "decline"), ("reason", "declined")]),
         Some(1.0)
