@@ -17,6 +17,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode};
 use sse_stream::SseByteStream;
 
+use crate::connect_failure::ConnectFailure;
 use crate::headers::{ACCEPT_BOTH, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use crate::jsonrpc::{ErrorObject, Message};
 
@@ -293,7 +294,8 @@ async fn send(request: reqwest::RequestBuilder) -> Result<reqwest::Response, Tra
     match tokio::time::timeout(RESPONSE_HEADERS_TIMEOUT, request.send()).await {
         Err(_) => Err(TransportError::Timeout(RESPONSE_HEADERS_TIMEOUT)),
         Ok(Err(e)) if e.is_timeout() => Err(TransportError::Timeout(RESPONSE_HEADERS_TIMEOUT)),
-        Ok(Err(e)) => Err(TransportError::Connect(without_url(&e))),
+        // A category, not the OS's or TLS library's words: see connect_failure.
+        Ok(Err(e)) => Err(TransportError::Connect(ConnectFailure::of(&e).sentence().to_owned())),
         Ok(Ok(response)) => Ok(response),
     }
 }
