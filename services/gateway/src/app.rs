@@ -60,14 +60,8 @@ impl AppState {
 
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
         let broker = Broker::new(store.clone());
-        Self(Arc::new(AppInner {
-            config,
-            store,
-            keys,
-            broker,
-            proxy: Proxy::new(),
-            caches: Caches::default(),
-        }))
+        let proxy = Proxy::new(&config.egress);
+        Self(Arc::new(AppInner { config, store, keys, broker, proxy, caches: Caches::default() }))
     }
 }
 

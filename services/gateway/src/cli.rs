@@ -36,7 +36,12 @@ pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
     if let Err(e) = app::announce_setup_link(&state).await {
         return fail(&format!("cannot prepare the setup link: {e:#}"));
     }
-    tracing::info!(listen = %config.listen, public_url = %config.public_url, "herald is serving");
+    tracing::info!(
+        listen = %config.listen,
+        public_url = %config.public_url,
+        upstream_allow = %config.egress,
+        "herald is serving"
+    );
     // On SIGTERM or Ctrl-C: stop accepting, end this replica's questions so
     // the calls waiting on them finish, and give in-flight requests a grace
     // period to complete before exiting anyway.

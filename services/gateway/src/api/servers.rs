@@ -20,7 +20,7 @@ use crate::app::AppState;
 use crate::audit::{self, Subject};
 use crate::cache::Forget;
 use crate::crypto::Keys;
-use crate::domain::{DisplayName, HeaderSet, ServerUrl, Slug};
+use crate::domain::{DisplayName, HeaderSet, Slug};
 use crate::storage::{CutOff, NewServer, Server, ServerChanges, StoreError};
 
 #[derive(Serialize)]
@@ -61,7 +61,7 @@ pub async fn create(
     let mut checks = Checks::default();
     let slug = checks.field("slug", Slug::parse(&body.slug));
     let name = checks.field("name", DisplayName::parse(&body.name));
-    let url = checks.field("url", ServerUrl::parse(&body.url));
+    let url = checks.field("url", state.config.egress.server_url(&body.url));
     let headers = check_headers(&mut checks, &body.headers);
     checks.finish()?;
     let headers = checked(headers);
@@ -116,7 +116,7 @@ pub async fn update(
     let existing = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
     let mut checks = Checks::default();
     let name = body.name.as_deref().map(|n| checks.field("name", DisplayName::parse(n)));
-    let url = body.url.as_deref().map(|u| checks.field("url", ServerUrl::parse(u)));
+    let url = body.url.as_deref().map(|u| checks.field("url", state.config.egress.server_url(u)));
     let headers = body.headers.as_ref().map(|h| check_headers(&mut checks, h));
     checks.finish()?;
     let changes = ServerChanges {

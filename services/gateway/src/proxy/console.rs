@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 use super::CallContext;
 use super::call::{self, Down};
+use super::diagnosis::Diagnosis;
 use super::meta::{RawObject, raw};
 use super::upstream::Link;
 use crate::app::AppState;
@@ -125,6 +126,10 @@ pub struct ConnectionReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_count: Option<usize>,
     pub elapsed_ms: u64,
+    /// Why the test failed, as a stable category (`refused`, `timeout`, `tls`, …: see `diagnosis`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<&'static str>,
+    /// A fixed sentence for people; never the OS's or TLS library's words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -133,24 +138,25 @@ pub struct ConnectionReport {
 /// tools, and closes the connection again.
 pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) -> ConnectionReport {
     let started = Instant::now();
-    let failed = |error: String| ConnectionReport {
+    let failed = |why: Diagnosis| ConnectionReport {
         ok: false,
         generation: None,
         protocol_version: None,
         server_info: None,
         tool_count: None,
         elapsed_ms: elapsed_ms(started),
-        error: Some(error),
+        category: Some(why.category),
+        error: Some(why.message),
     };
     let endpoint = match state.proxy.endpoint(state, org_slug, server) {
         Ok(endpoint) => endpoint,
-        Err(message) => return failed(message_text(&message)),
+        Err(message) => return failed(Diagnosis::of_refusal(&message)),
     };
     // URL mode is irrelevant to a test: declare the most a server could want.
     let link = match tokio::time::timeout(TEST_LIMIT, Link::connect(endpoint, true)).await {
         Ok(Ok(link)) => link,
-        Ok(Err(e)) => return failed(e.to_string()),
-        Err(_) => return failed(format!("no answer within {} seconds", TEST_LIMIT.as_secs())),
+        Ok(Err(e)) => return failed(Diagnosis::of_transport(&e)),
+        Err(_) => return failed(Diagnosis::timed_out(TEST_LIMIT)),
     };
     let (_, server_info, _) = link.server_description().await;
     let (generation, protocol_version) = match link.as_ref() {
@@ -161,21 +167,23 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
     if let Link::Legacy(l) = link.as_ref() {
         l.close().await;
     }
-    let base = |tool_count: Option<usize>, error: Option<String>| ConnectionReport {
+    let base = |tool_count: Option<usize>, error: Option<Diagnosis>| ConnectionReport {
         ok: error.is_none(),
         generation: Some(generation),
         protocol_version: Some(protocol_version.clone()),
         server_info: Some(server_info.clone()),
         tool_count,
         elapsed_ms: elapsed_ms(started),
-        error,
+        category: error.as_ref().map(|e| e.category),
+        error: error.map(|e| e.message),
     };
     match tools {
         Ok(Ok(count)) => base(Some(count), None),
-        Ok(Err(e)) => base(None, Some(format!("connected, but tools/list failed: {e}"))),
-        Err(_) => {
-            base(None, Some(format!("connected, but tools/list took over {} seconds", TEST_LIMIT.as_secs())))
-        }
+        Ok(Err(e)) => base(None, Some(Diagnosis::tools_list(&e))),
+        Err(_) => base(
+            None,
+            Some(Diagnosis::tools_list(&format!("no answer within {} seconds", TEST_LIMIT.as_secs()))),
+        ),
     }
 }
 
@@ -184,13 +192,6 @@ const TEST_LIMIT: Duration = Duration::from_secs(10);
 
 fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-fn message_text(message: &Message) -> String {
-    match message {
-        Message::Error { error, .. } => error.message.clone(),
-        _ => "cannot reach the server".into(),
-    }
 }
 
 /// One page of tools/list on a bare link (no person, no policy: a test

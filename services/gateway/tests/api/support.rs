@@ -14,6 +14,9 @@ use tokio::sync::oneshot;
 
 pub const PASSWORD: &str = "correct horse battery staple";
 
+/// The public URL of a hosted (not development) test Herald.
+pub const HOSTED_URL: &str = "http://herald.example.test";
+
 pub enum TestDb {
     Sqlite { dir: PathBuf },
     Postgres { server: String, name: String },
@@ -95,6 +98,8 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         log_format: "pretty".into(),
         session_hours: "168".into(),
         metrics: "on".into(),
+        upstream_allow: None,
+        upstream_allow_cidrs: None,
     }
 }
 
@@ -114,9 +119,24 @@ impl TestApp {
     }
 
     pub async fn spawn_on(db: TestDb) -> Self {
+        Self::spawn_with(db, |_| {}).await
+    }
+
+    /// A Herald as hosted for many tenants: its public URL is not loopback, so
+    /// by default it connects to public upstream addresses only. (Tests still
+    /// reach it on loopback.)
+    pub async fn spawn_hosted() -> Self {
+        Self::spawn_with(TestDb::create().await, |s| s.public_url = Some(HOSTED_URL.into())).await
+    }
+
+    /// A Herald on `db` whose settings `configure` adjusts (the public URL
+    /// defaults to the address it is reached at).
+    pub async fn spawn_with(db: TestDb, configure: impl FnOnce(&mut RawSettings)) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let config = Config::from_raw(&settings(&db.url(), "127.0.0.1:0", Some(base.clone()))).unwrap();
+        let mut raw = settings(&db.url(), "127.0.0.1:0", Some(base.clone()));
+        configure(&mut raw);
+        let config = Config::from_raw(&raw).unwrap();
         let state = app::prepare(config).await.expect("the app starts");
         let setup_link = app::announce_setup_link(&state).await.unwrap();
         let (shutdown, stop) = oneshot::channel::<()>();
@@ -183,6 +203,15 @@ impl TestApp {
             .await;
         assert_eq!(response.status(), StatusCode::CREATED, "setup: {}", response.text().await.unwrap());
         owner
+    }
+
+    /// Signs `email` in (a new browser); returns the session.
+    pub async fn sign_in(&self, email: &str) -> Session {
+        let session = self.browser();
+        let response =
+            session.post("/api/v1/auth/login", &json!({ "email": email, "password": PASSWORD })).await;
+        assert_eq!(response.status(), StatusCode::OK, "login: {}", response.text().await.unwrap());
+        session
     }
 
     /// Invites `email` into `org` with `role` (by `admin`) and returns the
