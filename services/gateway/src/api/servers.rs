@@ -118,6 +118,13 @@ pub async fn update(
     let name = body.name.as_deref().map(|n| checks.field("name", DisplayName::parse(n)));
     let url = body.url.as_deref().map(|u| checks.field("url", state.config.egress.server_url(u)));
     let headers = body.headers.as_ref().map(|h| check_headers(&mut checks, h));
+    // Stored header values never follow the URL to another origin.
+    if let (Some(Some(new_url)), None) = (&url, &body.headers)
+        && let Some(problem) =
+            new_url.moves_headers_from(&existing.url).filter(|_| !existing.header_names.is_empty())
+    {
+        checks.push("headers", problem);
+    }
     checks.finish()?;
     let changes = ServerChanges {
         name: name.map(|n| checked(n).as_str().to_owned()),

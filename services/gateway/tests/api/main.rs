@@ -19,6 +19,7 @@ mod peers;
 mod policy;
 mod policy_flow;
 mod recorder;
+mod server_secrets;
 mod servers;
 mod sessions;
 mod storage;
