@@ -252,11 +252,12 @@ async fn an_agent_hears_why_a_server_is_unreachable_as_a_category() {
 #[tokio::test]
 async fn the_demo_will_not_start_where_loopback_is_refused_and_says_which_setting_allows_it() {
     let cwd = crate::cli::temp_dir();
-    let output = crate::cli::herald(&cwd)
-        .env("HERALD_PUBLIC_URL", HOSTED_URL)
-        .args(["serve", "--demo"])
-        .output()
+    let refusal =
+        crate::cli::herald(&cwd).env("HERALD_PUBLIC_URL", HOSTED_URL).args(["serve", "--demo"]).output();
+    // A guard against a Herald that serves instead (the child is killed on drop), not a timing assertion.
+    let output = tokio::time::timeout(std::time::Duration::from_secs(60), refusal)
         .await
+        .expect("herald refuses to start instead of serving")
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
