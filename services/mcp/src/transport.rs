@@ -294,8 +294,12 @@ async fn send(request: reqwest::RequestBuilder) -> Result<reqwest::Response, Tra
     match tokio::time::timeout(RESPONSE_HEADERS_TIMEOUT, request.send()).await {
         Err(_) => Err(TransportError::Timeout(RESPONSE_HEADERS_TIMEOUT)),
         Ok(Err(e)) if e.is_timeout() => Err(TransportError::Timeout(RESPONSE_HEADERS_TIMEOUT)),
-        // A category, not the OS's or TLS library's words: see connect_failure.
-        Ok(Err(e)) => Err(TransportError::Connect(ConnectFailure::of(&e).sentence().to_owned())),
+        // The caller gets a category, not the OS's or TLS library's words (see
+        // connect_failure); the words go to the operator's log, at debug.
+        Ok(Err(e)) => {
+            tracing::debug!(error = %without_url(&e), "upstream request failed");
+            Err(TransportError::Connect(ConnectFailure::of(&e).sentence().to_owned()))
+        }
         Ok(Ok(response)) => Ok(response),
     }
 }
