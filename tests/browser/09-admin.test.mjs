@@ -1,4 +1,5 @@
-// The admin pages doing their jobs: a server's connection test, a policy
+// The admin pages doing their jobs: a server's connection test, moving a
+// server to another host (its headers are asked for again), a policy
 // change that takes effect on the next question, and an invite link that a
 // new person opens to create their account and land in the inbox.
 
@@ -35,6 +36,36 @@ test("Servers: Test connection reports the eras the server offers, the one Heral
     /^Connected in \d+ ms: .*Herald speaks MCP 2025-11-25 to it, \d+ tools\. It offers 2025-11-25 and 2026-07-28\.$/);
   await screenshot(page, "admin-servers-test.png");
   await context.close();
+});
+
+test("Servers: moving a server to another host asks for its headers again, and nothing changes until they are given", { timeout: 60_000 }, async () => {
+  const registered = await apiAsToken("POST", `/orgs/${env.org}/servers`,
+    { slug: "vault", name: "Vault", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer browser-test-secret" } });
+  assert.equal(registered.status, 201, JSON.stringify(registered.body));
+  try {
+    const context = await newContext(browser);
+    await signInByApi(context);
+    const page = await context.newPage();
+    await page.goto(`${env.url}/admin/servers`);
+    const card = page.locator("article.server").filter({ has: page.getByRole("heading", { name: /^Vault/ }) });
+    await card.getByRole("button", { name: "Edit Vault" }).click();
+    await card.getByLabel("URL").fill("http://127.0.0.1:10/mcp");
+    await card.getByRole("button", { name: "Save changes" }).click();
+    await card.getByText("The URL now points to another scheme, host or port").waitFor();
+    const kept = await apiAsToken("GET", `/orgs/${env.org}/servers/vault`);
+    assert.equal(kept.body.url, "http://127.0.0.1:9/mcp");
+    assert.deepEqual(kept.body.header_names, ["authorization"]);
+
+    await card.getByLabel("Remove all headers").check();
+    await card.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Vault saved.").waitFor();
+    const moved = await apiAsToken("GET", `/orgs/${env.org}/servers/vault`);
+    assert.equal(moved.body.url, "http://127.0.0.1:10/mcp");
+    assert.deepEqual(moved.body.header_names, []);
+    await context.close();
+  } finally {
+    await apiAsToken("DELETE", `/orgs/${env.org}/servers/vault`);
+  }
 });
 
 test("Policy: switching credential asks to warn shows the next one behind a loud warning", { timeout: 90_000 }, async () => {

@@ -140,12 +140,12 @@ function serverForm({ org, server, onSaved, onCancel }) {
     { help: "Lowercase letters, digits and hyphens; it appears in the endpoint URL and cannot change later." });
   const name = field("Name", el("input", { type: "text", autocomplete: "off", maxlength: 100, value: server?.name }));
   const url = field("URL", el("input", { type: "url", autocomplete: "off", spellcheck: "false", value: server?.url }),
-    { help: "The server's Streamable HTTP endpoint: https, or plain http to localhost." });
+    { help: "The server's Streamable HTTP endpoint: https, or plain http to localhost. Every member sees it: put credentials in the headers, never in the URL." });
   const protocol = field("Protocol era", el("select", {}, PROTOCOL_CHOICES.map(([value, text]) =>
     el("option", { value, selected: (server?.protocol ?? "auto") === value }, text))),
     { help: "Which MCP era Herald speaks to this server. Automatic suits nearly every server; \"Test connection\" shows which eras it offers." });
   const headers = headerRows(editing
-    ? `Leave these rows empty to keep the current headers (${server.header_names.join(", ") || "none"}). Filling any row replaces the whole set.`
+    ? `Leave these rows empty to keep the current headers (${server.header_names.join(", ") || "none"}). Filling any row replaces the whole set. A new scheme, host or port needs them entered again: stored values are never sent anywhere else.`
     : "For example Authorization: Bearer …. Values are encrypted and never shown again, not even to admins.");
   const clear = editing && server.header_names.length
     ? field("Remove all headers", el("input", { type: "checkbox" }), { help: "Sends no headers to the server from now on." }) : null;
@@ -163,8 +163,18 @@ function serverForm({ org, server, onSaved, onCancel }) {
     errors.show("");
     const set = headers.collect();
     if (set === undefined) return; // a row is incomplete; its error is shown
-    const body = editing ? { name: name.control.value.trim(), url: url.control.value.trim() }
-      : { slug: slug.control.value.trim(), name: name.control.value.trim(), url: url.control.value.trim() };
+    const newUrl = url.control.value.trim();
+    // Stored header values stay with the origin they were entered for: moving
+    // the server to another scheme, host or port needs them again (or none).
+    if (editing && !set && !clear?.control.checked && server.header_names.length && movesOrigin(server.url, newUrl)) {
+      headers.placeError("", "The URL now points to another scheme, host or port. Enter the headers again, or tick Remove all headers: stored values are never sent to a new address.");
+      headers.focusFirst();
+      return;
+    }
+    const body = editing ? { name: name.control.value.trim() }
+      : { slug: slug.control.value.trim(), name: name.control.value.trim(), url: newUrl };
+    // Only a changed URL is sent (the shown one may have redacted parts).
+    if (editing && newUrl !== server.url) body.url = newUrl;
     body.protocol = protocol.control.value;
     if (set) body.headers = set;
     else if (clear?.control.checked) body.headers = {};
@@ -188,6 +198,15 @@ function serverForm({ org, server, onSaved, onCancel }) {
   });
   if (editing) queueMicrotask(() => name.control.focus());
   return form;
+}
+
+/** Whether `after` names another origin (scheme, host, port) than `before`; an unparsable URL is left to the server. */
+function movesOrigin(before, after) {
+  try {
+    return new URL(before).origin !== new URL(after).origin;
+  } catch {
+    return false;
+  }
 }
 
 /** Header name/value rows. collect() → object, null when all rows are empty, undefined when invalid. */
@@ -237,6 +256,7 @@ function headerRows(hint) {
       return true;
     },
     clearErrors() { rows.forEach((r) => { r.name.setError(""); r.value.setError(""); }); groupError.textContent = ""; },
+    focusFirst() { rows[0]?.name.control.focus(); },
     reset() { rows.splice(0).forEach((r) => r.node.remove()); addRow(); },
   };
 }

@@ -74,7 +74,7 @@ impl AppState {
         let broker = Broker::new(store.clone());
         let passwords = Passwords::new(config.hardening.hashing_concurrency, config.hardening.hashing_queue);
         let sockets = crate::api::ws::Seats::new(config.hardening.max_websockets_per_user);
-        let proxy = Proxy::new(config.upstream);
+        let proxy = Proxy::new(config.upstream, &config.egress);
         Self(Arc::new(AppInner {
             passwords,
             sockets,

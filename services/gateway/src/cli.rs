@@ -59,6 +59,7 @@ pub async fn serve(mut config: Config, args: ServeArgs) -> ExitCode {
         listen = %config.listen,
         public_url = %config.public_url,
         metrics_listen,
+        upstream_allow = %config.egress,
         "herald is serving"
     );
     // On SIGTERM or Ctrl-C: stop accepting, end this replica's questions so

@@ -94,6 +94,15 @@ pub struct RawSettings {
     /// `--metrics-listen` and `--metrics-token`.
     #[arg(long, env = "HERALD_METRICS", default_value = "on", global = true)]
     pub metrics: String,
+    // --- egress: which upstream addresses Herald may connect to (egress.rs) ---
+    /// Upstream addresses Herald may connect to: `public`, `public+loopback` or `any`.
+    /// Default: `public+loopback` when the public URL is loopback (development), else `public`.
+    #[arg(long, env = "HERALD_UPSTREAM_ALLOW", global = true)]
+    pub upstream_allow: Option<String>,
+    /// Further networks upstream servers may be in, whatever `--upstream-allow` says:
+    /// comma-separated CIDRs or addresses, like `10.20.0.0/16,fd12:3456::/48`.
+    #[arg(long, env = "HERALD_UPSTREAM_ALLOW_CIDRS", global = true)]
+    pub upstream_allow_cidrs: Option<String>,
     #[command(flatten)]
     pub upstream: UpstreamSettings,
     #[command(flatten)]
@@ -250,6 +259,8 @@ pub struct Config {
     pub session_ttl: Duration,
     /// Whether the Prometheus registry exists at all (`HERALD_METRICS`).
     pub metrics_endpoint: bool,
+    /// Which upstream addresses Herald may connect to.
+    pub egress: crate::egress::EgressPolicy,
     pub upstream: UpstreamLimits,
     pub limits: Limits,
     pub hardening: Hardening,
@@ -618,6 +629,7 @@ impl Config {
                 return Err(bad("--metrics", "HERALD_METRICS", format!("{other:?} is not one of: on, off")));
             }
         };
+        let egress = parse_egress(raw, &public_url)?;
         let upstream = Self::upstream_limits(&raw.upstream)?;
         let limits = Self::limits(&raw.limits)?;
         let hardening = Hardening::from_raw(&raw.hardening)?;
@@ -634,6 +646,7 @@ impl Config {
         Ok(Self {
             upstream,
             limits,
+            egress,
             metrics_endpoint,
             hardening,
             listen,
@@ -712,12 +725,7 @@ impl Config {
     /// A development instance: browsers reach it on this machine only. URL
     /// elicitations may then use plain http to loopback.
     pub fn is_development(&self) -> bool {
-        match self.public_url.host() {
-            Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        }
+        is_loopback_url(&self.public_url)
     }
 
     pub fn cookies_secure(&self) -> bool {
@@ -739,6 +747,36 @@ pub fn parse_duration(given: &str) -> Option<Duration> {
     };
     let number: u64 = number.trim().parse().ok()?;
     Some(Duration::from_millis(number.checked_mul(unit)?))
+}
+
+fn is_loopback_url(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// The egress policy: as set, or derived from the public URL (loopback = development).
+fn parse_egress(
+    raw: &RawSettings,
+    public_url: &url::Url,
+) -> Result<crate::egress::EgressPolicy, ConfigError> {
+    use crate::egress::{Allow, EgressPolicy};
+    let allow = match raw.upstream_allow.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+        None => None,
+        Some(given) => Some(Allow::parse(given).ok_or_else(|| {
+            bad(
+                "--upstream-allow",
+                "HERALD_UPSTREAM_ALLOW",
+                format!("{given:?} is not one of: {}", Allow::CHOICES),
+            )
+        })?),
+    };
+    let networks = EgressPolicy::parse_networks(raw.upstream_allow_cidrs.as_deref().unwrap_or_default())
+        .map_err(|p| bad("--upstream-allow-cidrs", "HERALD_UPSTREAM_ALLOW_CIDRS", p))?;
+    Ok(EgressPolicy::new(allow, networks, is_loopback_url(public_url)))
 }
 
 fn parse_public_url(given: &str) -> Result<url::Url, ConfigError> {
@@ -811,6 +849,8 @@ mod tests {
             upstream: UpstreamSettings::default(),
             limits: LimitSettings::default(),
             hardening: RawHardening::default(),
+            upstream_allow: None,
+            upstream_allow_cidrs: None,
         }
     }
 
@@ -869,6 +909,8 @@ mod tests {
             (|r| r.hardening.idle_timeout_secs = Some("1.5".into()), "HERALD_IDLE_TIMEOUT_SECS"),
             (|r| r.hardening.max_connections = Some("0".into()), "HERALD_MAX_CONNECTIONS"),
             (|r| r.hardening.max_websockets_per_user = Some("0".into()), "HERALD_MAX_WEBSOCKETS_PER_USER"),
+            (|r| r.upstream_allow = Some("private".into()), "HERALD_UPSTREAM_ALLOW"),
+            (|r| r.upstream_allow_cidrs = Some("10.0.0.0/8,intranet".into()), "HERALD_UPSTREAM_ALLOW_CIDRS"),
         ];
         for (mutate, env) in cases {
             let mut settings = raw();
@@ -943,5 +985,26 @@ mod tests {
         let config = Config::from_raw(&settings).unwrap();
         assert!(config.cookies_secure());
         assert_eq!(config.dashboard_link("setup", "abc"), "https://herald.example.com/setup#token=abc");
+    }
+
+    #[test]
+    fn upstream_egress_follows_the_public_url_unless_set() {
+        use crate::egress::Allow;
+        let config = |public_url: Option<&str>, allow: Option<&str>, cidrs: Option<&str>| {
+            let mut settings = raw();
+            settings.public_url = public_url.map(Into::into);
+            settings.upstream_allow = allow.map(Into::into);
+            settings.upstream_allow_cidrs = cidrs.map(Into::into);
+            Config::from_raw(&settings).unwrap().egress
+        };
+        assert_eq!(config(None, None, None).allow, Allow::PublicAndLoopback);
+        assert_eq!(config(Some("http://localhost:8080"), None, None).allow, Allow::PublicAndLoopback);
+        let production = config(Some("https://herald.example.com"), None, None);
+        assert_eq!((production.allow, production.derived), (Allow::Public, true));
+        let set = config(Some("https://herald.example.com"), Some("any"), None);
+        assert_eq!((set.allow, set.derived), (Allow::Any, false));
+        assert_eq!(config(None, Some("public"), None).allow, Allow::Public);
+        let private = config(Some("https://herald.example.com"), None, Some("10.20.0.0/16, fd00::/8"));
+        assert_eq!(private.to_string(), "public,10.20.0.0/16,fd00::/8");
     }
 }

@@ -18,6 +18,14 @@ const TOKEN_NAME: &str = "demo agent";
 /// Starts the demo server and (re)creates the demo org, account, server
 /// registration and agent token; prints how to use them.
 pub async fn start(state: &AppState) -> anyhow::Result<DemoServerHandle> {
+    // The demo server listens on loopback: an instance that may not connect there cannot use it.
+    if !state.config.egress.permits(std::net::Ipv4Addr::LOCALHOST.into()) {
+        anyhow::bail!(
+            "the demo server listens on 127.0.0.1, and this Herald's egress policy ({}) does not allow loopback; \
+             set HERALD_UPSTREAM_ALLOW=public+loopback to run the demo here",
+            state.config.egress
+        );
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding the demo server")?;
     let server =
         herald_demo_server::spawn(listener, Options::default()).context("starting the demo server")?;

@@ -3,7 +3,8 @@
 //! Layout: `config` (typed settings), `crypto` (keys, hashing, sealing),
 //! `domain` (newtypes that parse untrusted input), `storage` (one trait, a
 //! PostgreSQL and a SQLite implementation), `api` (the HTTP surface), `app`
-//! (state and serving), `cli` (the `herald` commands), `telemetry` (logs, traces, metrics).
+//! (state and serving), `cli` (the `herald` commands), `telemetry` (logs, traces, metrics),
+//! `egress` (which upstream addresses Herald may connect to).
 
 pub mod api;
 pub mod app;
@@ -15,6 +16,7 @@ pub mod config;
 pub mod crypto;
 pub mod demo;
 pub mod domain;
+pub mod egress;
 pub mod listener;
 pub mod passwords;
 pub mod proxy;

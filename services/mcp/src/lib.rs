@@ -15,6 +15,8 @@
 //!   base64 sentinel encoding of header values.
 //! - [`transport`]: the Streamable HTTP client (POST, the legacy GET stream,
 //!   DELETE), with SSE parsing and size limits.
+//! - [`connect_failure`]: why a request failed before the server answered,
+//!   as a category and a fixed sentence (never the OS's or TLS library's words).
 //!
 //! ```
 //! use herald_mcp::{ElicitRequest, parse_elicit_params, validate_content};
@@ -41,6 +43,7 @@
 //! assert_eq!(errors.len(), 2);
 //! ```
 
+pub mod connect_failure;
 pub mod elicitation;
 pub mod headers;
 pub mod jsonrpc;

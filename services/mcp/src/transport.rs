@@ -17,6 +17,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode};
 use sse_stream::SseByteStream;
 
+use crate::connect_failure::ConnectFailure;
 use crate::headers::{ACCEPT_BOTH, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use crate::jsonrpc::{ErrorObject, Message};
 
@@ -310,7 +311,12 @@ async fn send(
     match tokio::time::timeout(limit, request.send()).await {
         Err(_) => Err(TransportError::Timeout(limit)),
         Ok(Err(e)) if e.is_timeout() => Err(TransportError::Timeout(limit)),
-        Ok(Err(e)) => Err(TransportError::Connect(without_url(&e))),
+        // The caller gets a category, not the OS's or TLS library's words (see
+        // connect_failure); the words go to the operator's log, at debug.
+        Ok(Err(e)) => {
+            tracing::debug!(error = %without_url(&e), "upstream request failed");
+            Err(TransportError::Connect(ConnectFailure::of(&e).sentence().to_owned()))
+        }
         Ok(Ok(response)) => Ok(response),
     }
 }

@@ -20,7 +20,7 @@ use crate::app::AppState;
 use crate::audit::{self, Subject};
 use crate::cache::Forget;
 use crate::crypto::Keys;
-use crate::domain::{DisplayName, HeaderSet, ServerProtocol, ServerUrl, Slug};
+use crate::domain::{DisplayName, HeaderSet, ServerProtocol, Slug};
 use crate::storage::{CutOff, NewServer, Server, ServerChanges, StoreError};
 
 #[derive(Serialize)]
@@ -63,7 +63,7 @@ pub async fn create(
     let mut checks = Checks::default();
     let slug = checks.field("slug", Slug::parse(&body.slug));
     let name = checks.field("name", DisplayName::parse(&body.name));
-    let url = checks.field("url", ServerUrl::parse(&body.url));
+    let url = checks.field("url", state.config.egress.server_url(&body.url));
     let headers = check_headers(&mut checks, &body.headers);
     let protocol = body.protocol.as_deref().map(|p| checks.field("protocol", ServerProtocol::parse(p)));
     checks.finish()?;
@@ -126,8 +126,15 @@ pub async fn update(
     let existing = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
     let mut checks = Checks::default();
     let name = body.name.as_deref().map(|n| checks.field("name", DisplayName::parse(n)));
-    let url = body.url.as_deref().map(|u| checks.field("url", ServerUrl::parse(u)));
+    let url = body.url.as_deref().map(|u| checks.field("url", state.config.egress.server_url(u)));
     let headers = body.headers.as_ref().map(|h| check_headers(&mut checks, h));
+    // Stored header values never follow the URL to another origin.
+    if let (Some(Some(new_url)), None) = (&url, &body.headers)
+        && let Some(problem) =
+            new_url.moves_headers_from(&existing.url).filter(|_| !existing.header_names.is_empty())
+    {
+        checks.push("headers", problem);
+    }
     let protocol = body.protocol.as_deref().map(|p| checks.field("protocol", ServerProtocol::parse(p)));
     checks.finish()?;
     let changes = ServerChanges {

@@ -155,7 +155,7 @@ impl From<&Server> for ServerView {
         Self {
             slug: s.slug.clone(),
             name: s.name.clone(),
-            url: s.url.clone(),
+            url: crate::domain::ServerUrl::display_form(&s.url),
             header_names: s.header_names.clone(),
             protocol: s.protocol,
             cut_off: s.cut_off.as_ref().map(|c| CutOffView { at: c.at, by: c.by, reason: c.reason.clone() }),

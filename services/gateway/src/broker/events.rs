@@ -54,7 +54,7 @@ impl From<&Elicitation> for ElicitationView {
             server: ServerView {
                 slug: e.server.slug.clone(),
                 name: e.server.name.clone(),
-                url: e.server.url.clone(),
+                url: crate::domain::ServerUrl::display_form(&e.server.url),
             },
             tool: e.tool.clone(),
             mode: e.mode.clone(),

@@ -246,7 +246,8 @@ async fn tell_about_blocked_credential_ask(ctx: &CallContext, record: &Elicitati
 }
 
 fn server_view(ctx: &CallContext) -> ServerView {
-    ServerView { slug: ctx.server.slug.clone(), name: ctx.server.name.clone(), url: ctx.server.url.clone() }
+    let url = crate::domain::ServerUrl::display_form(&ctx.server.url);
+    ServerView { slug: ctx.server.slug.clone(), name: ctx.server.name.clone(), url }
 }
 
 /// Counts this question in the shared windows; each count excludes it. Also

@@ -7,8 +7,10 @@ use super::{Invalid, invalid};
 
 /// The Streamable HTTP endpoint of a remote MCP server. `https` is required;
 /// plain `http` is allowed only to loopback, because the registry's headers
-/// usually carry credentials. Credentials in the URL itself are refused: they
-/// belong in the (encrypted) headers.
+/// usually carry credentials. Credentials in the URL itself (user and
+/// password, or a query parameter named like one: `api_key`, `token`, `sig`…)
+/// are refused: every member sees the URL, and credentials belong in the
+/// (encrypted, write-only) headers.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(transparent)]
 pub struct ServerUrl(url::Url);
@@ -39,7 +41,46 @@ impl ServerUrl {
         if url.fragment().is_some() {
             return invalid("may not contain a #fragment");
         }
+        if let Some((name, _)) = url.query_pairs().find(|(name, _)| looks_like_credential(name)) {
+            return invalid(format!(
+                "may not carry a credential in its query ({name}=…): every member sees the URL; \
+                 send it as a header instead, where it is encrypted and never shown again"
+            ));
+        }
         Ok(Self(url))
+    }
+
+    /// When this URL's origin (scheme, host, port) differs from the stored
+    /// URL's, the problem with keeping the stored header values: they were
+    /// entered for that origin only, and must not follow a URL elsewhere.
+    pub fn moves_headers_from(&self, stored: &str) -> Option<String> {
+        let before = url::Url::parse(stored).ok().map(|u| u.origin());
+        if before.as_ref() == Some(&self.0.origin()) {
+            return None;
+        }
+        let was = before.map(|o| o.ascii_serialization()).unwrap_or_else(|| "the old URL".into());
+        Some(format!(
+            "must be given again when the URL's scheme, host or port changes: the stored values were \
+             entered for {was} and are never sent elsewhere; re-enter them, or send {{}} to remove them"
+        ))
+    }
+
+    /// A stored URL as members may see it: the values of query parameters
+    /// named like credentials (registered before they were refused) hidden.
+    pub fn display_form(stored: &str) -> String {
+        let Ok(mut url) = url::Url::parse(stored) else { return stored.to_owned() };
+        if !url.query_pairs().any(|(name, _)| looks_like_credential(&name)) {
+            return stored.to_owned();
+        }
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(name, value)| {
+                let value = if looks_like_credential(&name) { "redacted".into() } else { value.into_owned() };
+                (name.into_owned(), value)
+            })
+            .collect();
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+        url.into()
     }
 
     pub fn as_str(&self) -> &str {
@@ -51,9 +92,56 @@ impl ServerUrl {
     }
 }
 
+/// Whether a query parameter's name says it carries a credential: one of its
+/// words (split at punctuation and camelCase) is a credential word, or ends
+/// like one (`accesstoken`, `apikey`).
+fn looks_like_credential(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "auth",
+        "authorization",
+        "bearer",
+        "credential",
+        "credentials",
+        "hmac",
+        "jwt",
+        "key",
+        "otp",
+        "pass",
+        "passphrase",
+        "passwd",
+        "password",
+        "pwd",
+        "secret",
+        "session",
+        "sessionid",
+        "sig",
+        "signature",
+        "token",
+    ];
+    const ENDINGS: &[&str] = &["key", "passwd", "password", "secret", "signature", "token"];
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut after_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() || (c.is_uppercase() && after_lower) {
+            words.push(std::mem::take(&mut word));
+        }
+        if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        }
+        after_lower = c.is_lowercase() || c.is_numeric();
+    }
+    words.push(word);
+    words
+        .iter()
+        .filter(|w| !w.is_empty())
+        .any(|w| WORDS.contains(&w.as_str()) || ENDINGS.iter().any(|e| w.len() > e.len() && w.ends_with(e)))
+}
+
 fn is_loopback(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost") || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host.eq_ignore_ascii_case("localhost")
+        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
 /// Headers Herald sends to an upstream server on the organisation's behalf,
@@ -168,6 +256,54 @@ mod tests {
         ] {
             assert!(ServerUrl::parse(bad).is_err(), "{bad:?} should be refused");
         }
+    }
+
+    #[test]
+    fn credentials_in_the_query_are_refused_and_hidden() {
+        for bad in [
+            "https://mcp.example.com/mcp?api_key=sk-1",
+            "https://mcp.example.com/mcp?apiKey=sk-1",
+            "https://mcp.example.com/mcp?APIKEY=sk-1",
+            "https://mcp.example.com/mcp?x-api-key=sk-1",
+            "https://mcp.example.com/mcp?profile=p&token=t",
+            "https://mcp.example.com/mcp?access_token=t",
+            "https://mcp.example.com/mcp?accessToken=t",
+            "https://mcp.example.com/mcp?client_secret=s",
+            "https://mcp.example.com/mcp?password=p",
+            "https://mcp.example.com/mcp?sig=abc&sv=2024",
+            "https://mcp.example.com/mcp?X-Amz-Signature=abc",
+            "https://mcp.example.com/mcp?X-Amz-Credential=abc",
+            "https://mcp.example.com/mcp?auth=abc",
+            "https://mcp.example.com/mcp?key=abc",
+            "https://mcp.example.com/mcp?%6Bey=abc",
+        ] {
+            let err = ServerUrl::parse(bad).unwrap_err();
+            assert!(err.0.contains("send it as a header"), "{bad}: {err}");
+        }
+        for fine in [
+            "https://mcp.example.com/mcp?profile=work",
+            "https://mcp.example.com/mcp?keyword=x&author=y&tokenizer=z&passage=1",
+            "https://mcp.example.com/mcp?region=eu&v=2",
+        ] {
+            assert!(ServerUrl::parse(fine).is_ok(), "{fine}");
+        }
+        assert_eq!(
+            ServerUrl::display_form("https://old.example/mcp?profile=a&api_key=sk-live-1"),
+            "https://old.example/mcp?profile=a&api_key=redacted"
+        );
+        assert_eq!(ServerUrl::display_form("https://a.example/mcp?x=%20y"), "https://a.example/mcp?x=%20y");
+    }
+
+    #[test]
+    fn the_headers_stay_with_their_origin() {
+        let moved = |from: &str, to: &str| ServerUrl::parse(to).unwrap().moves_headers_from(from);
+        assert_eq!(moved("https://a.example/mcp", "https://a.example/v2/mcp?x=1"), None);
+        assert_eq!(moved("https://a.example/mcp", "https://A.EXAMPLE:443/mcp"), None);
+        let problem = moved("https://a.example/mcp", "https://b.example/mcp").unwrap();
+        assert!(problem.contains("entered for https://a.example and"), "{problem}");
+        assert!(moved("https://a.example/mcp", "https://a.example:8443/mcp").is_some());
+        assert!(moved("http://127.0.0.1:3000/mcp", "https://127.0.0.1:3000/mcp").is_some());
+        assert!(moved("http://127.0.0.1:3000/mcp", "http://localhost:3000/mcp").is_some());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use herald_mcp::transport::Reply;
+use herald_mcp::transport::{Reply, TransportError};
 use herald_mcp::{Message, RequestId};
 use reqwest::header::HeaderMap;
 use serde::Serialize;
@@ -20,8 +20,9 @@ use uuid::Uuid;
 
 use super::CallContext;
 use super::call::{self, Down};
+use super::diagnosis::Diagnosis;
 use super::meta::{RawObject, raw};
-use super::upstream::{Link, LinkOptions};
+use super::upstream::{Link, LinkOptions, ModernMiss, Unchosen};
 use crate::app::AppState;
 use crate::storage::Server;
 
@@ -131,6 +132,10 @@ pub struct ConnectionReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_count: Option<usize>,
     pub elapsed_ms: u64,
+    /// Why the test failed, as a stable category (`refused`, `timeout`, `tls`, …: see `diagnosis`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<&'static str>,
+    /// A fixed sentence for people; never the OS's or TLS library's words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -144,16 +149,40 @@ pub struct EraReport {
     /// The revision the server agreed to, when offered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
-    /// Why not, when not offered.
+    /// Why not, when not offered: a category (as the report's) and a fixed sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+}
+
+impl EraReport {
+    fn offered(era: &'static str, protocol_version: String) -> Self {
+        EraReport {
+            era,
+            offered: true,
+            protocol_version: Some(protocol_version),
+            category: None,
+            detail: None,
+        }
+    }
+
+    fn missing(era: &'static str, why: Diagnosis) -> Self {
+        EraReport {
+            era,
+            offered: false,
+            protocol_version: None,
+            category: Some(why.category),
+            detail: Some(why.message),
+        }
+    }
 }
 
 /// Connects to `server` afresh (its registered URL and headers) in both eras,
 /// lists its tools in the era its setting picks, and closes the connections.
 pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) -> ConnectionReport {
     let started = Instant::now();
-    let failed = |eras: Vec<EraReport>, error: String| ConnectionReport {
+    let failed = |eras: Vec<EraReport>, why: Diagnosis| ConnectionReport {
         ok: false,
         protocol_setting: server.protocol,
         eras,
@@ -162,11 +191,12 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
         server_info: None,
         tool_count: None,
         elapsed_ms: elapsed_ms(started),
-        error: Some(error),
+        category: Some(why.category),
+        error: Some(why.message),
     };
     let endpoint = match state.proxy.endpoint(state, org_slug, server) {
         Ok(endpoint) => endpoint,
-        Err(message) => return failed(Vec::new(), message_text(&message)),
+        Err(message) => return failed(Vec::new(), Diagnosis::of_refusal(&message)),
     };
     // URL mode is irrelevant to a test: declare the most a server could want.
     let options = LinkOptions {
@@ -177,32 +207,35 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
     };
     let probes = match tokio::time::timeout(TEST_LIMIT, Link::probe(endpoint, options)).await {
         Ok(probes) => probes,
-        Err(_) => return failed(Vec::new(), format!("no answer within {} seconds", TEST_LIMIT.as_secs())),
+        Err(_) => return failed(Vec::new(), Diagnosis::timed_out(TEST_LIMIT)),
     };
-    let legacy_version = match &probes.legacy {
-        Ok(legacy) => Some(legacy.protocol_version().await),
-        Err(_) => None,
-    };
+    // What each era answered, in Herald's fixed words (never the server's or the system's).
+    let (legacy_era, modern_era) =
+        (herald_mcp::jsonrpc::PROTOCOL_VERSION_2025_11_25, herald_mcp::jsonrpc::PROTOCOL_VERSION_2026_07_28);
     let eras = vec![
-        EraReport {
-            era: herald_mcp::jsonrpc::PROTOCOL_VERSION_2025_11_25,
-            offered: probes.legacy.is_ok(),
-            protocol_version: legacy_version,
-            detail: probes.legacy.as_ref().err().cloned(),
+        match &probes.legacy {
+            Ok(legacy) => EraReport::offered(legacy_era, legacy.protocol_version().await),
+            Err(e) => EraReport::missing(legacy_era, Diagnosis::of_transport(e)),
         },
-        EraReport {
-            era: herald_mcp::jsonrpc::PROTOCOL_VERSION_2026_07_28,
-            offered: probes.modern.is_ok(),
-            protocol_version: probes
-                .modern
-                .is_ok()
-                .then(|| herald_mcp::jsonrpc::PROTOCOL_VERSION_2026_07_28.to_owned()),
-            detail: probes.modern.as_ref().err().cloned(),
+        match &probes.modern {
+            Ok(_) => EraReport::offered(modern_era, modern_era.to_owned()),
+            Err(ModernMiss::Transport(e)) => EraReport::missing(modern_era, Diagnosis::of_transport(e)),
+            Err(ModernMiss::NotModern(_)) => EraReport::missing(modern_era, Diagnosis::not_modern()),
         },
     ];
     let link = match probes.choose(server.protocol).await {
         Ok(link) => link,
-        Err(why) => return failed(eras, why),
+        // Unreachable is said as such; a server that answered, but in no era it is
+        // set to, gets Herald's words on that.
+        Err(Unchosen {
+            cause: Some(e @ (TransportError::Connect(_) | TransportError::Timeout(_))), ..
+        }) => {
+            return failed(eras, Diagnosis::of_transport(&e));
+        }
+        Err(Unchosen { why, cause }) => {
+            let category = cause.as_ref().map_or("not_mcp", |e| Diagnosis::of_transport(e).category);
+            return failed(eras, Diagnosis::unchosen(category, why));
+        }
     };
     let (_, server_info, _) = link.server_description().await;
     let (generation, protocol_version) = match link.as_ref() {
@@ -213,7 +246,7 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
     if let Link::Legacy(l) = link.as_ref() {
         l.close().await;
     }
-    let base = |tool_count: Option<usize>, error: Option<String>| ConnectionReport {
+    let base = |tool_count: Option<usize>, error: Option<Diagnosis>| ConnectionReport {
         ok: error.is_none(),
         protocol_setting: server.protocol,
         eras: eras.clone(),
@@ -222,14 +255,16 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
         server_info: Some(server_info.clone()),
         tool_count,
         elapsed_ms: elapsed_ms(started),
-        error,
+        category: error.as_ref().map(|e| e.category),
+        error: error.map(|e| e.message),
     };
     match tools {
         Ok(Ok(count)) => base(Some(count), None),
-        Ok(Err(e)) => base(None, Some(format!("connected, but tools/list failed: {e}"))),
-        Err(_) => {
-            base(None, Some(format!("connected, but tools/list took over {} seconds", TEST_LIMIT.as_secs())))
-        }
+        Ok(Err(e)) => base(None, Some(Diagnosis::tools_list(&e))),
+        Err(_) => base(
+            None,
+            Some(Diagnosis::tools_list(&format!("no answer within {} seconds", TEST_LIMIT.as_secs()))),
+        ),
     }
 }
 
@@ -238,13 +273,6 @@ const TEST_LIMIT: Duration = Duration::from_secs(10);
 
 fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-fn message_text(message: &Message) -> String {
-    match message {
-        Message::Error { error, .. } => error.message.clone(),
-        _ => "cannot reach the server".into(),
-    }
 }
 
 /// One page of tools/list on a bare link (no person, no policy: a test

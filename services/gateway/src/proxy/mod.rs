@@ -10,6 +10,7 @@
 
 pub mod call;
 pub mod console;
+pub mod diagnosis;
 pub mod elicit;
 pub mod era;
 pub mod meta;
@@ -80,6 +81,8 @@ pub struct Proxy {
     http: reqwest::Client,
     limits: crate::config::UpstreamLimits,
     calls: CallCounts,
+    /// Which addresses upstream connections may reach (`crate::egress`).
+    egress: crate::egress::EgressPolicy,
     pub sessions: sessions::Sessions,
     shared: Mutex<HashMap<SharedKey, SharedLink>>,
 }
@@ -178,7 +181,7 @@ fn call_slot(
 const TOO_MANY: i64 = -32000;
 
 impl Proxy {
-    pub fn new(limits: crate::config::UpstreamLimits) -> Self {
+    pub fn new(limits: crate::config::UpstreamLimits, egress: &crate::egress::EgressPolicy) -> Self {
         let http = reqwest::Client::builder()
             .connect_timeout(limits.connect)
             .tcp_nodelay(true)
@@ -187,11 +190,16 @@ impl Proxy {
             // wherever it points; reqwest strips only the standard credential headers.
             // The registered URL is the one an admin approved: a 3xx is an error.
             .redirect(reqwest::redirect::Policy::none())
+            // Every resolved address is checked against the egress policy; a proxy
+            // from the environment would resolve and connect unchecked.
+            .dns_resolver(egress.resolver())
+            .no_proxy()
             .build()
             .expect("the HTTP client builds");
         Self {
             http,
             limits,
+            egress: egress.clone(),
             calls: CallCounts::default(),
             sessions: Default::default(),
             shared: Default::default(),
@@ -260,6 +268,11 @@ impl Proxy {
     fn endpoint(&self, state: &AppState, org: &str, server: &Server) -> Result<Endpoint, Message> {
         let url = reqwest::Url::parse(&server.url)
             .map_err(|_| bad(&server.slug, "its registered URL is invalid"))?;
+        if self.egress.refuses_host(&url) {
+            // An address in the URL never reaches the resolver: checked here.
+            let blocked = herald_mcp::connect_failure::ConnectFailure::Blocked.sentence().to_owned();
+            return Err(unreachable_server(server, &herald_mcp::transport::TransportError::Connect(blocked)));
+        }
         let headers = open_headers(&state.keys, server).map_err(|e| {
             tracing::error!(server = %server.slug, error = %e, "cannot open the server's stored headers");
             bad(&server.slug, "its stored credentials cannot be read")

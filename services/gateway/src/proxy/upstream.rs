@@ -175,10 +175,10 @@ impl Link {
         );
         let modern = match modern {
             Ok(Ok(discovered)) => Ok(ModernLink::new(endpoint, options.url_mode, discovered)),
-            Ok(Err(why)) => Err(format!("server/discover {why}")),
-            Err(e) => Err(format!("server/discover failed: {e}")),
+            Ok(Err(why)) => Err(ModernMiss::NotModern(why)),
+            Err(e) => Err(ModernMiss::Transport(e)),
         };
-        Probes { legacy: legacy.map_err(|e| format!("initialize failed: {e}")), modern }
+        Probes { legacy, modern }
     }
 
     /// Keeps the standalone GET stream open (legacy servers): notifications
@@ -273,32 +273,53 @@ const LISTEN_RETRY_MAX: Duration = Duration::from_secs(60);
 
 /// What [`Link::probe`] found in each era.
 pub struct Probes {
-    pub legacy: Result<LegacyLink, String>,
-    pub modern: Result<ModernLink, String>,
+    pub legacy: Result<LegacyLink, TransportError>,
+    pub modern: Result<ModernLink, ModernMiss>,
+}
+
+/// Why a server is not spoken to in 2026-07-28.
+pub enum ModernMiss {
+    /// `server/discover` did not get through.
+    Transport(TransportError),
+    /// It answered, but not as a 2026-07-28 server does (Herald's words on why).
+    NotModern(String),
+}
+
+/// Why no link was chosen: Herald's words, and the failure behind them if
+/// the server could not be reached at all.
+pub struct Unchosen {
+    pub why: String,
+    pub cause: Option<TransportError>,
 }
 
 impl Probes {
     /// The link Herald would use under `protocol`, ending the other probe's session.
-    pub async fn choose(self, protocol: ServerProtocol) -> Result<Arc<Link>, String> {
+    pub async fn choose(self, protocol: ServerProtocol) -> Result<Arc<Link>, Unchosen> {
         let Probes { legacy, modern } = self;
+        let unchosen = |why: &str, cause: Option<TransportError>| Unchosen { why: why.to_owned(), cause };
         let chosen = match (protocol, legacy, modern) {
             (ServerProtocol::Auto | ServerProtocol::Legacy, Ok(legacy), _) => Ok(Link::Legacy(legacy)),
-            (ServerProtocol::Legacy, Err(why), _) => Err(format!("it is set to speak 2025-11-25, but {why}")),
-            (ServerProtocol::Modern, legacy, Ok(modern)) => {
-                if let Ok(legacy) = legacy {
-                    legacy.close().await;
-                }
-                Ok(Link::Modern(modern))
+            (ServerProtocol::Legacy, Err(e), _) => {
+                Err(unchosen("it is set to speak 2025-11-25, but it does not offer that era", Some(e)))
             }
-            (ServerProtocol::Modern, legacy, Err(why)) => {
+            (ServerProtocol::Modern, legacy, modern) => {
                 if let Ok(legacy) = legacy {
                     legacy.close().await;
                 }
-                Err(format!("it is set to speak 2026-07-28, but {why}"))
+                match modern {
+                    Ok(modern) => Ok(Link::Modern(modern)),
+                    Err(miss) => Err(unchosen(
+                        "it is set to speak 2026-07-28, but it does not offer that era",
+                        match miss {
+                            ModernMiss::Transport(e) => Some(e),
+                            ModernMiss::NotModern(_) => None,
+                        },
+                    )),
+                }
             }
             (ServerProtocol::Auto, Err(_), Ok(modern)) => Ok(Link::Modern(modern)),
-            (ServerProtocol::Auto, Err(legacy), Err(modern)) => {
-                Err(format!("it speaks neither MCP era: {legacy}; {modern}"))
+            (ServerProtocol::Auto, Err(legacy), Err(_)) => {
+                Err(unchosen("it offers neither MCP era", Some(legacy)))
             }
         };
         chosen.map(Arc::new)

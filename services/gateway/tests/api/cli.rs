@@ -122,6 +122,8 @@ async fn a_bad_setting_stops_it_with_one_line_naming_the_setting() {
         ("HERALD_LOG_FORMAT", "xml", "HERALD_LOG_FORMAT"),
         ("HERALD_LOG_LEVEL", "[", "HERALD_LOG_LEVEL"),
         ("HERALD_SESSION_HOURS", "forever", "HERALD_SESSION_HOURS"),
+        ("HERALD_UPSTREAM_ALLOW", "private", "HERALD_UPSTREAM_ALLOW"),
+        ("HERALD_UPSTREAM_ALLOW_CIDRS", "10.0.0.0/8,intranet", "HERALD_UPSTREAM_ALLOW_CIDRS"),
     ] {
         let output = herald(&cwd).env(name, value).output().await.unwrap();
         assert_eq!(output.status.code(), Some(2), "{name}={value}");

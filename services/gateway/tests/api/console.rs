@@ -211,9 +211,10 @@ async fn a_server_pinned_to_an_era_it_does_not_speak_fails_its_test_with_the_rea
     assert_eq!(report["ok"], false, "{report}");
     assert_eq!(report["eras"][0]["offered"], true, "{report}");
     assert_eq!(report["eras"][1]["offered"], false, "{report}");
-    assert!(report["eras"][1]["detail"].as_str().unwrap().starts_with("server/discover"), "{report}");
-    let error = report["error"].as_str().unwrap();
-    assert!(error.starts_with("it is set to speak 2026-07-28, but server/discover"), "{error}");
+    assert_eq!(report["eras"][1]["category"], "not_mcp", "{report}");
+    assert_eq!(report["eras"][1]["detail"], "it does not answer server/discover as a 2026-07-28 server");
+    assert_eq!(report["category"], "not_mcp", "{report}");
+    assert_eq!(report["error"], "it is set to speak 2026-07-28, but it does not offer that era");
 }
 
 #[tokio::test]

@@ -63,11 +63,14 @@ async fn updates_replace_headers_and_keep_what_is_not_named() {
     let owner = app.owner().await;
     let new = json!({ "slug": "docs", "name": "Docs", "url": "http://127.0.0.1:3901/mcp", "headers": { "X-Key": "one" } });
     assert_eq!(owner.post("/api/v1/orgs/acme/servers", &new).await.status(), StatusCode::CREATED);
+    // A new path on the same origin keeps the headers (another origin needs them again: server_secrets).
     let moved = body(
-        owner.patch("/api/v1/orgs/acme/servers/docs", &json!({ "url": "https://docs.example/mcp" })).await,
+        owner
+            .patch("/api/v1/orgs/acme/servers/docs", &json!({ "url": "http://127.0.0.1:3901/v2/mcp" }))
+            .await,
     )
     .await;
-    assert_eq!(moved["url"], "https://docs.example/mcp");
+    assert_eq!(moved["url"], "http://127.0.0.1:3901/v2/mcp");
     assert_eq!(moved["name"], "Docs");
     assert_eq!(moved["header_names"], json!(["x-key"]));
     let cleared = body(owner.patch("/api/v1/orgs/acme/servers/docs", &json!({ "headers": {} })).await).await;
@@ -81,7 +84,7 @@ async fn updates_replace_headers_and_keep_what_is_not_named() {
     let p = problem(bad, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
     assert_eq!(fields(&p), ["url", "headers.Host", "headers.bad name"]);
     let unchanged = body(owner.get("/api/v1/orgs/acme/servers/docs").await).await;
-    assert_eq!(unchanged["url"], "https://docs.example/mcp");
+    assert_eq!(unchanged["url"], "http://127.0.0.1:3901/v2/mcp");
     problem(
         owner.patch("/api/v1/orgs/acme/servers/nope", &json!({ "name": "x" })).await,
         StatusCode::NOT_FOUND,

@@ -14,6 +14,9 @@ use tokio::sync::oneshot;
 
 pub const PASSWORD: &str = "correct horse battery staple";
 
+/// The public URL of a hosted (not development) test Herald.
+pub const HOSTED_URL: &str = "http://herald.example.test";
+
 pub enum TestDb {
     Sqlite { dir: PathBuf },
     Postgres { server: String, name: String },
@@ -98,6 +101,8 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         upstream: Default::default(),
         limits: Default::default(),
         hardening: Default::default(),
+        upstream_allow: None,
+        upstream_allow_cidrs: None,
     }
 }
 
@@ -151,6 +156,13 @@ impl TestApp {
             served.await.unwrap().unwrap();
         });
         TestApp { base, state, setup_link, shutdown: Some(shutdown), served: Some(served), db }
+    }
+
+    /// A Herald as hosted for many tenants: its public URL is not loopback, so
+    /// by default it connects to public upstream addresses only. (Tests still
+    /// reach it on loopback.)
+    pub async fn spawn_hosted() -> Self {
+        Self::spawn_with(|s| s.public_url = Some(HOSTED_URL.into())).await
     }
 
     /// Stops serving and waits until the server has let go of the database.
@@ -207,6 +219,15 @@ impl TestApp {
             .await;
         assert_eq!(response.status(), StatusCode::CREATED, "setup: {}", response.text().await.unwrap());
         owner
+    }
+
+    /// Signs `email` in (a new browser); returns the session.
+    pub async fn sign_in(&self, email: &str) -> Session {
+        let session = self.browser();
+        let response =
+            session.post("/api/v1/auth/login", &json!({ "email": email, "password": PASSWORD })).await;
+        assert_eq!(response.status(), StatusCode::OK, "login: {}", response.text().await.unwrap());
+        session
     }
 
     /// Invites `email` into `org` with `role` (by `admin`) and returns the
