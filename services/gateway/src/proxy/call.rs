@@ -16,7 +16,7 @@
 //! waits themselves are boxed too: a `FuturesUnordered` keeps a spare slot the
 //! size of its future type.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use futures_util::stream::FuturesUnordered;
@@ -55,6 +55,10 @@ pub enum Down {
     KeepAlive,
     /// Start streaming now (a person is being asked; this will take a while).
     Commit,
+    /// The last message of this response, though the call goes on: a
+    /// 2026-07-28 agent was handed what only it can answer (`input_required`)
+    /// and the call waits, parked, for its retry (`parking`).
+    Park(Message),
 }
 
 /// The agent's request, as Herald will forward it.
@@ -81,8 +85,16 @@ pub async fn run(
     let call = ctx.call.clone();
     crate::telemetry::mcp::relay(call.clone(), async move {
         let upstream = link.generation();
-        let mut relay =
-            Relay { ctx: &ctx, down: &down, cancel: &cancel, progress: 0.0, upstream, request: &request };
+        let mut relay = Relay {
+            ctx: &ctx,
+            down,
+            cancel,
+            progress: 0.0,
+            upstream,
+            request: &request,
+            agent_id: request.id.clone(),
+            progress_token: ctx.progress_token.clone(),
+        };
         let last = match link.as_ref() {
             Link::Legacy(l) => relay.legacy(l, &request).await,
             Link::Modern(m) => relay.modern(m, &request).await,
@@ -95,7 +107,7 @@ pub async fn run(
             (None, _) => {}
         }
         if let Some(message) = last {
-            let _ = down.send(Down::Message(message)).await;
+            let _ = relay.down.send(Down::Message(message)).await;
         }
     })
     .await
@@ -103,13 +115,18 @@ pub async fn run(
 
 struct Relay<'a> {
     ctx: &'a CallContext,
-    down: &'a mpsc::Sender<Down>,
-    cancel: &'a CancellationToken,
+    /// To the agent: the response to its request (or, once a parked call is
+    /// taken back, to its retry).
+    down: mpsc::Sender<Down>,
+    cancel: CancellationToken,
     /// The highest progress the agent has seen for its token.
     progress: f64,
     /// The server's era, and the agent's request (whose era the agent speaks).
     upstream: Generation,
     request: &'a Request,
+    /// The id the agent's answer carries: its request's, or its retry's.
+    agent_id: RequestId,
+    progress_token: Option<Value>,
 }
 
 /// The agent has gone or cancelled.
@@ -147,7 +164,7 @@ impl Relay<'_> {
 
     /// Progress for an agent that asked for it, a keep-alive otherwise.
     async fn keep_alive(&mut self) -> Result<(), Gone> {
-        match self.ctx.progress_token.clone() {
+        match self.progress_token.clone() {
             Some(token) => {
                 self.progress += 1.0;
                 let params = json!({
@@ -162,9 +179,12 @@ impl Relay<'_> {
         }
     }
 
-    fn upstream_error(&self, id: &RequestId, e: &TransportError) -> Message {
+    fn upstream_error(&self, e: &TransportError) -> Message {
         tracing::warn!(server = %self.ctx.server.slug, error = %e, "upstream request failed");
-        failure(id, &format!("upstream server {} ({}): {e}", self.ctx.server.slug, self.ctx.server.name))
+        failure(
+            &self.agent_id,
+            &format!("upstream server {} ({}): {e}", self.ctx.server.slug, self.ctx.server.name),
+        )
     }
 
     async fn end_all(&self, open: impl Iterator<Item = Uuid>, by: DecidedBy, why: &str) {
@@ -255,22 +275,23 @@ impl Relay<'_> {
             () = self.gone() => return None,
         };
         match reply {
-            Err(e) => Some(self.upstream_error(&request.id, &e)),
-            Ok(Reply::Message(m)) => Some(self.legacy_answer(&request.id, m)),
+            Err(e) => Some(self.upstream_error(&e)),
+            Ok(Reply::Message(m)) => Some(self.legacy_answer(m)),
             Ok(Reply::Accepted) => {
-                Some(failure(&request.id, "the upstream server accepted the request but sent no response"))
+                Some(failure(&self.agent_id, "the upstream server accepted the request but sent no response"))
             }
-            Ok(Reply::Stream(stream)) => self.legacy_stream(link, request, &upstream_id, stream).await,
+            Ok(Reply::Stream(stream)) => self.legacy_stream(link, &upstream_id, stream).await,
         }
     }
 
     async fn legacy_stream(
         &mut self,
         link: &LegacyLink,
-        request: &Request,
         upstream_id: &RequestId,
         mut stream: MessageStream,
     ) -> Option<Message> {
+        // What the server sent while the call was parked, to be handled once it is taken back.
+        let mut backlog: Backlog = VecDeque::new();
         // The server's elicitation request id → our record.
         let mut open: HashMap<RequestId, Uuid> = HashMap::new();
         // A URL elicitation's id as the server knows it → our record.
@@ -307,18 +328,18 @@ impl Relay<'_> {
                     }
                     break None;
                 }
-                item = stream.next() => {
+                item = next_item(&mut backlog, &mut stream) => {
                     idle.as_mut().reset(tokio::time::Instant::now() + UPSTREAM_IDLE);
                     let message = match item {
                         Some(Ok(message)) => message,
                         Some(Err(e)) => {
                             self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
-                            break Some(self.upstream_error(&request.id, &e));
+                            break Some(self.upstream_error(&e));
                         }
                         None => {
                             self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
                             let lost = TransportError::Lost("the stream ended before the response".into());
-                            break Some(self.upstream_error(&request.id, &lost));
+                            break Some(self.upstream_error(&lost));
                         }
                     };
                     match message {
@@ -362,6 +383,30 @@ impl Relay<'_> {
                                 Some(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, %method, reason = %why, "server request not relayed");
                                     replies.push(reply(relay::refused(id, &why)));
+                                }
+                                None if matches!(self.request.agent, AgentEra::Modern { .. }) => {
+                                    // A 2026-07-28 agent is asked the 2026-07-28 way: by an
+                                    // input_required result; the call waits for its retry.
+                                    let key = format!("herald-{}", Uuid::new_v4().simple());
+                                    let asked = json!({ key.clone(): { "method": method, "params": params } });
+                                    let asked = asked.as_object().cloned().unwrap_or_default();
+                                    match Box::pin(self.park(asked, Some((&mut backlog, &mut stream)))).await {
+                                        Ok(mut answers) => {
+                                            let answer = match answers.remove(&key) {
+                                                Some(result) => Ok(Message::response(id.clone(), raw(&result))),
+                                                None => Err("the agent retried without answering".to_owned()),
+                                            };
+                                            replies.push(reply(relay::to_server(id, answer)));
+                                        }
+                                        Err(why) => {
+                                            // Nobody is there to take the call's answer: it ends.
+                                            let _ = Box::pin(link.reply(relay::to_server(id, Err(why)))).await;
+                                            self.end_all(open.values().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                                            let params = json!({ "requestId": upstream_id, "reason": "the caller did not come back" });
+                                            let _ = Box::pin(link.notify("notifications/cancelled", params)).await;
+                                            break None;
+                                        }
+                                    }
                                 }
                                 None => {
                                     // To the agent on this call's stream; its answer comes back by POST.
@@ -411,7 +456,7 @@ impl Relay<'_> {
                         Message::Response { ref id, .. } | Message::Error { id: Some(ref id), .. } if id == upstream_id => {
                             // The server finished without waiting for these: it withdrew them.
                             self.end_all(open.values().copied(), DecidedBy::Server, reason::SERVER_CANCELLED).await;
-                            break Some(self.legacy_answer(&request.id, message));
+                            break Some(self.legacy_answer(message));
                         }
                         _ => {}
                     }
@@ -441,7 +486,7 @@ impl Relay<'_> {
                     let _ = self.keep_alive().await;
                 }
                 () = &mut idle, if open.is_empty() && relaying.is_empty() => {
-                    break Some(self.upstream_error(&request.id, &TransportError::Timeout(UPSTREAM_IDLE)));
+                    break Some(self.upstream_error(&TransportError::Timeout(UPSTREAM_IDLE)));
                 }
             }
         };
@@ -452,11 +497,66 @@ impl Relay<'_> {
         outcome
     }
 
+    /// Hands `asked` (requests only the agent can answer, by key) to a
+    /// 2026-07-28 agent as an `input_required` result of its call, and waits
+    /// for its retry, which becomes this call's agent from then on; returns
+    /// the retry's answers. Whatever the server sends meanwhile on `stream`
+    /// waits in `backlog`. `Err` says why no answer came.
+    async fn park(
+        &mut self,
+        asked: serde_json::Map<String, Value>,
+        mut stream: Option<(&mut Backlog, &mut MessageStream)>,
+    ) -> Result<serde_json::Map<String, Value>, String> {
+        let parking = &self.ctx.state.proxy.parking;
+        let (ticket, retry) = parking
+            .park(self.ctx.user_id, self.ctx.server.id)
+            .map_err(|_| "too many calls are waiting for their agents on this Herald".to_owned())?;
+        let result =
+            json!({ "resultType": "input_required", "inputRequests": asked, "requestState": ticket });
+        if self.down.send(Down::Park(Message::response(self.agent_id.clone(), raw(&result)))).await.is_err() {
+            parking.forget(&ticket);
+            return Err("the agent went away".into());
+        }
+        // The agent has its person's time to come back, as a person has to answer.
+        let limit = Duration::from_secs(u64::from(self.ctx.policy.elicitation.timeout_secs));
+        let deadline = tokio::time::sleep(limit);
+        tokio::pin!(deadline);
+        tokio::pin!(retry);
+        let resumed = loop {
+            tokio::select! {
+                resumed = &mut retry => break resumed.ok(),
+                () = &mut deadline => break None,
+                item = async {
+                    match stream.as_mut() {
+                        Some((_, s)) => s.next().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    if let Some((backlog, _)) = stream.as_mut() {
+                        let ended = item.is_none();
+                        backlog.push_back(item);
+                        if ended || backlog.len() > MAX_BACKLOG {
+                            stream = None; // stop reading; what is kept is handled on return
+                        }
+                    }
+                }
+            }
+        };
+        let Some(resumed) = resumed else {
+            parking.forget(&ticket);
+            return Err(format!("the agent did not come back within {} seconds", limit.as_secs()));
+        };
+        self.down = resumed.down;
+        self.agent_id = resumed.id;
+        self.progress_token = resumed.progress_token;
+        Ok(resumed.responses)
+    }
+
     /// A legacy server's final message for the agent, unless it broke its era:
     /// an `input_required` result belongs to 2026-07-28, and in a 2025-11-25
     /// session nobody would answer it (an agent's own SDK might, behind the
     /// person's back).
-    fn legacy_answer(&self, id: &RequestId, message: Message) -> Message {
+    fn legacy_answer(&self, message: Message) -> Message {
         if let Message::Response { result, .. } = &message
             && result.get().contains("input_required")
             && RawObject::parse(Some(result)).ok().and_then(|r| r.string("resultType")).as_deref()
@@ -465,9 +565,9 @@ impl Relay<'_> {
             let broke = TransportError::Protocol(
                 "it answered input_required (a 2026-07-28 result) in a 2025-11-25 session".into(),
             );
-            return self.upstream_error(id, &broke);
+            return self.upstream_error(&broke);
         }
-        answer_for(id, message)
+        answer_for(&self.agent_id, message)
     }
 
     // --- modern servers: input_required results, answered by retrying -----------------------
@@ -476,11 +576,16 @@ impl Relay<'_> {
         let mut params = request.params.clone();
         for round in 0..=MAX_INPUT_ROUNDS {
             let upstream_id = link.next_id();
+            let can_answer = match &request.agent {
+                AgentEra::Modern { can_answer, .. } => *can_answer,
+                AgentEra::Legacy | AgentEra::Console => relay::CanAnswer::NOTHING,
+            };
             let post = link.post(
                 upstream_id,
                 &request.method,
                 params.clone(),
                 request.agent_info.as_ref(),
+                can_answer,
                 &request.headers,
             );
             let reply = tokio::select! {
@@ -488,30 +593,30 @@ impl Relay<'_> {
                 () = self.gone() => return None,
             };
             let last = match reply {
-                Err(e) => return Some(self.upstream_error(&request.id, &e)),
+                Err(e) => return Some(self.upstream_error(&e)),
                 Ok(Reply::Message(m)) => m,
                 Ok(Reply::Accepted) => {
-                    return Some(failure(&request.id, "the upstream server sent no response"));
+                    return Some(failure(&self.agent_id, "the upstream server sent no response"));
                 }
                 Ok(Reply::Stream(stream)) => match self.modern_stream(stream).await {
                     Ok(Some(m)) => m,
                     Ok(None) => return None,
-                    Err(e) => return Some(self.upstream_error(&request.id, &e)),
+                    Err(e) => return Some(self.upstream_error(&e)),
                 },
             };
             let result = match last {
                 Message::Response { result, .. } => result,
-                other => return Some(answer_for(&request.id, other)),
+                other => return Some(answer_for(&self.agent_id, other)),
             };
             let Ok(fields) = RawObject::parse(Some(&result)) else {
-                return Some(Message::response(request.id.clone(), result));
+                return Some(Message::response(self.agent_id.clone(), result));
             };
             if fields.string("resultType").as_deref() != Some("input_required") {
-                return Some(Message::response(request.id.clone(), result));
+                return Some(Message::response(self.agent_id.clone(), result));
             }
             if round == MAX_INPUT_ROUNDS {
                 return Some(failure(
-                    &request.id,
+                    &self.agent_id,
                     &format!(
                         "upstream server {} asked for input {MAX_INPUT_ROUNDS} times in a row; giving up",
                         self.ctx.server.slug
@@ -578,14 +683,27 @@ impl Relay<'_> {
             result.get("inputRequests").and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default();
         let mut waiting = FuturesUnordered::new();
         let mut open = Vec::new();
+        // What only a 2026-07-28 agent can answer (sampling, roots): handed to it, by key.
+        let mut for_agent = serde_json::Map::new();
         for (key, input) in requests {
             let method = input.get("method").and_then(Value::as_str).unwrap_or_default();
             if method != "elicitation/create" {
-                self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
-                return Err(self.refusal(
-                    request,
-                    &format!("the server asked for {method:?}, which this client does not offer"),
-                ));
+                let why = match &request.agent {
+                    AgentEra::Modern { .. } => {
+                        relay::refusal(method, &request.agent, &serde_json::Map::new())
+                    }
+                    _ if relay::capability_for(method).is_some() => Some(format!(
+                        "{method} from a 2026-07-28 server reaches only 2026-07-28 agents, and this agent speaks {}",
+                        if request.agent == AgentEra::Console { "through the console" } else { "2025-11-25" }
+                    )),
+                    _ => Some(format!("the server asked for {method:?}, which this client does not offer")),
+                };
+                if let Some(why) = why {
+                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                    return Err(self.refusal(request, &why));
+                }
+                for_agent.insert(key, input);
+                continue;
             }
             let params = input.get("params").map(raw);
             let (ctx, record) = match Box::pin(prepare(self.ctx, params.as_deref(), "modern")).await {
@@ -604,9 +722,28 @@ impl Relay<'_> {
                     tracing::error!(error = %e, "could not store an elicitation");
                     self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
                     return Err(failure(
-                        &request.id,
+                        &self.agent_id,
                         "the host could not record the server's request for input",
                     ));
+                }
+            }
+        }
+        let mut responses = serde_json::Map::new();
+        if !for_agent.is_empty() {
+            // The person answers meanwhile: their answers wait in their waiters.
+            let asked: Vec<String> = for_agent.keys().cloned().collect();
+            match Box::pin(self.park(for_agent, None)).await {
+                Ok(mut answers) => {
+                    for key in asked {
+                        if let Some(answer) = answers.remove(&key) {
+                            responses.insert(key, answer);
+                        }
+                    }
+                }
+                Err(why) => {
+                    tracing::info!(server = %self.ctx.server.slug, reason = %why, "the agent did not answer");
+                    self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    return Ok(None);
                 }
             }
         }
@@ -614,7 +751,6 @@ impl Relay<'_> {
             self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
             return Ok(None);
         }
-        let mut responses = serde_json::Map::new();
         let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
         keepalive.reset();
         while !waiting.is_empty() {
@@ -642,9 +778,9 @@ impl Relay<'_> {
         tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
         if request.method == "tools/call" {
             let result = json!({ "content": [{ "type": "text", "text": text }], "isError": true });
-            Message::response(request.id.clone(), raw(&result))
+            Message::response(self.agent_id.clone(), raw(&result))
         } else {
-            Message::error(Some(request.id.clone()), INVALID_PARAMS, text)
+            Message::error(Some(self.agent_id.clone()), INVALID_PARAMS, text)
         }
     }
 }
@@ -673,6 +809,23 @@ fn legacy_params(params: &RawObject) -> RawObject {
 fn url_elicitation_id(params: Option<&RawValue>) -> Option<String> {
     let value: Value = serde_json::from_str(params?.get()).ok()?;
     value.get("elicitationId")?.as_str().filter(|id| !id.is_empty()).map(str::to_owned)
+}
+
+/// What a legacy server sent while its call was parked, in order (`None`: the stream ended).
+type Backlog = VecDeque<Option<Result<Message, TransportError>>>;
+
+/// The most a parked call keeps of what its server sends meanwhile.
+const MAX_BACKLOG: usize = 256;
+
+/// The next message: first what waited while the call was parked, then the stream.
+async fn next_item(
+    backlog: &mut Backlog,
+    stream: &mut MessageStream,
+) -> Option<Result<Message, TransportError>> {
+    match backlog.pop_front() {
+        Some(item) => item,
+        None => stream.next().await,
+    }
 }
 
 /// The server's final message, re-addressed to the agent's request id.

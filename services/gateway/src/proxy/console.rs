@@ -85,6 +85,13 @@ pub async fn request(
                     return Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null));
                 }
                 Down::Message(message @ Message::Error { .. }) => return Err(rpc_error(message)),
+                // The console asks no agent anything: it is never parked.
+                Down::Park(_) => {
+                    return Err(ConsoleError::Rpc {
+                        code: herald_mcp::jsonrpc::INTERNAL_ERROR,
+                        message: "the call needs an agent's answer, which the console cannot give".into(),
+                    });
+                }
                 // Progress, log notifications and keep-alives: the console only shows the result.
                 Down::Message(_) | Down::KeepAlive | Down::Commit => {}
             }
@@ -280,7 +287,15 @@ fn elapsed_ms(started: Instant) -> u64 {
 async fn list_tools_once(link: &Arc<Link>) -> Result<usize, String> {
     let reply = match link.as_ref() {
         Link::Modern(m) => {
-            m.post(m.next_id(), "tools/list", RawObject::default(), None, &HeaderMap::new()).await
+            m.post(
+                m.next_id(),
+                "tools/list",
+                RawObject::default(),
+                None,
+                Default::default(),
+                &HeaderMap::new(),
+            )
+            .await
         }
         Link::Legacy(l) => l.post(&Message::request(l.next_id(), "tools/list", Some(raw(&json!({}))))).await,
     }

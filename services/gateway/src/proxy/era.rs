@@ -34,8 +34,9 @@ use super::upstream::Generation;
 pub enum AgentEra {
     /// A 2025-06-18 or 2025-11-25 agent, in a session Herald minted.
     Legacy,
-    /// A 2026-07-28 agent; `log_level` is what its request's `_meta` asked for.
-    Modern { log_level: Option<LogLevel> },
+    /// A 2026-07-28 agent; `log_level` is what its request's `_meta` asked
+    /// for, `can_answer` what its capabilities say it answers.
+    Modern { log_level: Option<LogLevel>, can_answer: super::relay::CanAnswer },
     /// Herald's dashboard console, which reads results as they come.
     Console,
 }
@@ -95,7 +96,28 @@ pub fn to_agent(message: Message, agent: &AgentEra, upstream: Generation, method
             error.code = herald_mcp::jsonrpc::INVALID_PARAMS;
             Some(Message::Error { id, error })
         }
-        (AgentEra::Modern { log_level }, Message::Notification { method, params }) => {
+        // 2026-07-28 has no -32042: what the server required (a step in the browser, which the
+        // person did not complete) is said as a failed tool, or as an error of that era.
+        (AgentEra::Modern { .. }, Message::Error { id, error })
+            if error.code == herald_mcp::jsonrpc::URL_ELICITATION_REQUIRED =>
+        {
+            let text = format!(
+                "The server needs a step completed in the browser first, and it was not: {}",
+                error.message
+            );
+            Some(match (method, id) {
+                ("tools/call", Some(id)) => Message::response(
+                    id,
+                    raw(&serde_json::json!({
+                        "content": [{ "type": "text", "text": text }],
+                        "isError": true,
+                        "resultType": "complete",
+                    })),
+                ),
+                (_, id) => Message::error(id, herald_mcp::jsonrpc::INTERNAL_ERROR, text),
+            })
+        }
+        (AgentEra::Modern { log_level, .. }, Message::Notification { method, params }) => {
             let keep = match method.as_str() {
                 "notifications/progress" => true,
                 "notifications/message" => log_level.is_some_and(|wanted| {
@@ -169,7 +191,8 @@ mod tests {
         Message::notification(method, Some(raw(&params)))
     }
 
-    const MODERN: AgentEra = AgentEra::Modern { log_level: None };
+    const MODERN: AgentEra =
+        AgentEra::Modern { log_level: None, can_answer: crate::proxy::relay::CanAnswer::NOTHING };
 
     #[test]
     fn a_legacy_result_gains_result_type_for_a_modern_agent() {
@@ -227,17 +250,30 @@ mod tests {
     }
 
     #[test]
+    fn a_url_step_left_undone_is_said_in_the_modern_agents_terms() {
+        let required = Message::error(Some(RequestId::Integer(1)), -32042, "sign in at the provider");
+        let out = result_of(to_agent(required, &MODERN, Generation::Legacy, "tools/call"));
+        assert_eq!(out["isError"], true);
+        assert_eq!(out["resultType"], "complete");
+        assert!(out["content"][0]["text"].as_str().unwrap().ends_with("sign in at the provider"));
+        let required = Message::error(Some(RequestId::Integer(1)), -32042, "sign in");
+        let legacy = to_agent(required, &AgentEra::Legacy, Generation::Legacy, "tools/call");
+        assert!(matches!(legacy, Some(Message::Error { error, .. }) if error.code == -32042), "as sent");
+    }
+
+    #[test]
     fn modern_agents_get_progress_and_only_the_log_messages_they_asked_for() {
         let progress = notification("notifications/progress", json!({ "progressToken": 1, "progress": 1 }));
         assert!(to_agent(progress, &MODERN, Generation::Legacy, "tools/call").is_some());
         let warning = || notification("notifications/message", json!({ "level": "warning", "data": "x" }));
         assert!(to_agent(warning(), &MODERN, Generation::Legacy, "tools/call").is_none(), "not asked for");
-        let wants_errors = AgentEra::Modern { log_level: Some(LogLevel::Error) };
+        let wants_errors =
+            AgentEra::Modern { log_level: Some(LogLevel::Error), can_answer: Default::default() };
         assert!(
             to_agent(warning(), &wants_errors, Generation::Legacy, "tools/call").is_none(),
             "below the level"
         );
-        let wants_info = AgentEra::Modern { log_level: Some(LogLevel::Info) };
+        let wants_info = AgentEra::Modern { log_level: Some(LogLevel::Info), can_answer: Default::default() };
         assert!(to_agent(warning(), &wants_info, Generation::Legacy, "tools/call").is_some());
         for dropped in [
             "notifications/tools/list_changed",

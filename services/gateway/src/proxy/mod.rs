@@ -14,6 +14,7 @@ pub mod diagnosis;
 pub mod elicit;
 pub mod era;
 pub mod meta;
+pub mod parking;
 pub mod relay;
 pub mod sessions;
 pub mod upstream;
@@ -53,7 +54,7 @@ use crate::cache::Forget;
 use crate::storage::{Server, TokenPrincipal};
 use call::{Down, failure};
 use meta::{RawObject, raw};
-use upstream::{Link, LinkOptions};
+use upstream::{Link, LinkFor, LinkOptions};
 
 /// The largest message an agent may POST.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -85,6 +86,8 @@ pub struct Proxy {
     egress: crate::egress::EgressPolicy,
     pub sessions: sessions::Sessions,
     shared: Mutex<HashMap<SharedKey, SharedLink>>,
+    /// Calls waiting for their 2026-07-28 agent's retry.
+    pub parking: parking::Parking,
 }
 
 /// A modern agent's link to a server, made on first use.
@@ -203,6 +206,7 @@ impl Proxy {
             calls: CallCounts::default(),
             sessions: Default::default(),
             shared: Default::default(),
+            parking: Default::default(),
         }
     }
 
@@ -304,7 +308,7 @@ impl Proxy {
         let link = cell
             .get_or_try_init(|| async {
                 let endpoint = self.endpoint(state, &ctx.org_slug, server)?;
-                let link = Link::connect(endpoint, LinkOptions::for_call(ctx, None))
+                let link = Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::ModernAgents))
                     .await
                     .map_err(|e| unreachable_server(server, &e))?;
                 link.listen(ctx.clone());
@@ -581,7 +585,9 @@ async fn initialize(
         Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
     };
     let capabilities = params.get("capabilities").filter(|c| c.is_object());
-    let link = match Link::connect(endpoint, LinkOptions::for_call(&ctx, capabilities)).await {
+    let link = match Link::connect(endpoint, LinkOptions::for_call(&ctx, LinkFor::LegacyAgent(capabilities)))
+        .await
+    {
         Ok(link) => link,
         Err(e) => return rpc(StatusCode::OK, &readdress(unreachable_server(&server, &e), id)),
     };
@@ -753,7 +759,10 @@ pub async fn get(
         // A modern server has no standalone stream; offer one that only keeps alive.
         return sse(futures_util::stream::pending::<Down>().boxed());
     };
-    let notes = futures_util::stream::unfold(legacy.notifications.subscribe(), |mut rx| async move {
+    let listening = legacy.notifications.subscribe();
+    // A server's request that came just before the agent opened this stream was waiting for it.
+    legacy.agent_listens.notify_waiters();
+    let notes = futures_util::stream::unfold(listening, |mut rx| async move {
         loop {
             match rx.recv().await {
                 Ok(message) => return Some((Down::Message(message), rx)),
@@ -823,6 +832,10 @@ async fn modern_request(
             ),
         );
     }
+    // A retry carrying one of Herald's tickets takes a parked call back.
+    if let Some(ticket) = params.string("requestState").filter(|s| parking::Parking::is_ticket(s)) {
+        return take_back(state, principal, &server, id, &params, &meta, &ticket).await;
+    }
     let slot = match call_slot(state, principal, &id) {
         Ok(slot) => slot,
         Err(refusal) => return *refusal,
@@ -861,10 +874,45 @@ async fn modern_request(
         params,
         agent_info: meta.get(META_CLIENT_INFO).cloned(),
         headers: passed,
-        agent: era::AgentEra::Modern { log_level },
+        agent: era::AgentEra::Modern {
+            log_level,
+            can_answer: relay::CanAnswer::of(meta.get(META_CLIENT_CAPABILITIES)),
+        },
     };
     let cancel = slot.ended.child_token();
     forward(ctx, link, request, cancel, slot).await
+}
+
+/// A 2026-07-28 agent's retry of a call Herald parked to ask it something
+/// only it can answer: the answers go to the call, and the rest of the call
+/// comes back as this request's response.
+async fn take_back(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    server: &Server,
+    id: RequestId,
+    params: &RawObject,
+    meta: &serde_json::Map<String, Value>,
+    ticket: &str,
+) -> Response {
+    let responses = params
+        .get("inputResponses")
+        .and_then(|r| serde_json::from_str::<serde_json::Map<String, Value>>(r.get()).ok())
+        .unwrap_or_default();
+    let (down, mut rx) = mpsc::channel::<Down>(32);
+    let retry = parking::Resume {
+        id: id.clone(),
+        responses,
+        down,
+        progress_token: meta.get("progressToken").cloned(),
+    };
+    if state.proxy.parking.resume(ticket, principal.user.id, server.id, retry).is_err() {
+        let gone = "requestState names a call that no longer waits: it ended, its agent took too long, or it \
+                    waits on another Herald replica; call again";
+        return rpc(StatusCode::OK, &Message::error(Some(id), INVALID_PARAMS, gone));
+    }
+    let first = rx.recv().await;
+    respond_with(first, rx, &id)
 }
 
 /// The 2026-07-28 rules: headers present and equal to the body.
@@ -943,12 +991,30 @@ async fn forward(
             running.finish().await;
             rpc(StatusCode::OK, &message)
         }
-        Some(first) => {
+        // Parked: this is the answer to this request, and the call waits elsewhere for the retry.
+        Some(Down::Park(message)) => {
             running.detach();
+            rpc(StatusCode::OK, &message)
+        }
+        first => {
+            running.detach();
+            respond_with(first, rx, &id)
+        }
+    }
+}
+
+/// The response to an agent's request whose call runs (or waits) elsewhere:
+/// the first item it said, then the rest of what `rx` carries.
+fn respond_with(first: Option<Down>, mut rx: mpsc::Receiver<Down>, id: &RequestId) -> Response {
+    match first {
+        Some(
+            Down::Message(message @ (Message::Response { .. } | Message::Error { .. })) | Down::Park(message),
+        ) => rpc(StatusCode::OK, &message),
+        Some(first) => {
             let rest = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
             sse(futures_util::stream::once(async { first }).chain(rest).boxed())
         }
-        None => rpc(StatusCode::OK, &failure(&id, "the call ended without a response")),
+        None => rpc(StatusCode::OK, &failure(id, "the call ended without a response")),
     }
 }
 
@@ -1000,9 +1066,17 @@ impl Drop for Detach {
 }
 
 fn sse(items: futures_util::stream::BoxStream<'static, Down>) -> Response {
+    // A parked call's `input_required` is this response's last message: the stream ends there.
+    let items = items.scan(false, |parked, item| {
+        let next = (!*parked).then_some(item);
+        if matches!(next, Some(Down::Park(_))) {
+            *parked = true;
+        }
+        std::future::ready(next)
+    });
     let events = items.filter_map(|item| async move {
         match item {
-            Down::Message(m) => {
+            Down::Message(m) | Down::Park(m) => {
                 Some(Ok::<_, std::convert::Infallible>(Event::default().event("message").data(m.to_json())))
             }
             Down::KeepAlive => Some(Ok(Event::default().comment("keep-alive"))),

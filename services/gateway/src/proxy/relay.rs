@@ -30,8 +30,33 @@ pub fn capability_for(method: &str) -> Option<&'static str> {
     }
 }
 
+/// What a 2026-07-28 agent says it can answer: the `sampling` and `roots`
+/// of the `clientCapabilities` in its request's `_meta`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CanAnswer {
+    pub sampling: bool,
+    pub roots: bool,
+}
+
+impl CanAnswer {
+    pub const NOTHING: CanAnswer = CanAnswer { sampling: false, roots: false };
+
+    pub fn of(capabilities: Option<&Value>) -> Self {
+        let has = |name: &str| capabilities.and_then(|c| c.get(name)).is_some_and(Value::is_object);
+        CanAnswer { sampling: has("sampling"), roots: has("roots") }
+    }
+
+    pub fn has(&self, capability: &str) -> bool {
+        match capability {
+            "sampling" => self.sampling,
+            "roots" => self.roots,
+            _ => false,
+        }
+    }
+}
+
 /// Why `method` cannot reach the agent of this call; `None` when it can.
-/// `relayed` is what the link declared upstream on the agent's behalf.
+/// `relayed` is what the link declared upstream on a legacy agent's behalf.
 pub fn refusal(method: &str, agent: &AgentEra, relayed: &Map<String, Value>) -> Option<String> {
     let Some(capability) = capability_for(method) else {
         return Some(format!("{method} is not supported by this client"));
@@ -40,9 +65,11 @@ pub fn refusal(method: &str, agent: &AgentEra, relayed: &Map<String, Value>) -> 
         AgentEra::Console => Some(format!(
             "{method} cannot be relayed: the call comes from Herald's dashboard console, which has no {capability}"
         )),
-        AgentEra::Modern { .. } => Some(format!(
-            "{method} cannot be relayed: the agent speaks MCP 2026-07-28, which has no requests from server to client"
-        )),
+        // Asked by an input_required result for its call, answered by its retry.
+        AgentEra::Modern { can_answer, .. } if can_answer.has(capability) => None,
+        AgentEra::Modern { .. } => {
+            Some(format!("{method} cannot be relayed: the agent did not declare the {capability} capability"))
+        }
         AgentEra::Legacy if !relayed.contains_key(capability) => {
             Some(format!("{method} cannot be relayed: the agent did not declare the {capability} capability"))
         }
@@ -132,9 +159,16 @@ mod tests {
         assert_eq!(refusal("sampling/createMessage", &AgentEra::Legacy, &sampling), None);
         let why = refusal("roots/list", &AgentEra::Legacy, &sampling).unwrap();
         assert!(why.contains("did not declare the roots capability"), "{why}");
-        let why =
-            refusal("sampling/createMessage", &AgentEra::Modern { log_level: None }, &sampling).unwrap();
-        assert!(why.contains("2026-07-28"), "{why}");
+        let modern = |can_answer| AgentEra::Modern { log_level: None, can_answer };
+        let why = refusal("sampling/createMessage", &modern(CanAnswer::NOTHING), &sampling).unwrap();
+        assert!(why.contains("did not declare the sampling capability"), "{why}");
+        let able = CanAnswer::of(Some(&json!({ "sampling": {} })));
+        assert_eq!(
+            refusal("sampling/createMessage", &modern(able), &Map::new()),
+            None,
+            "asked by input_required"
+        );
+        assert!(refusal("roots/list", &modern(able), &Map::new()).is_some());
         let why = refusal("sampling/createMessage", &AgentEra::Console, &sampling).unwrap();
         assert!(why.contains("console"), "{why}");
         let why = refusal("tasks/get", &AgentEra::Legacy, &sampling).unwrap();

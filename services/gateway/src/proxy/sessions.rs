@@ -18,7 +18,7 @@ use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
 
 use super::CallContext;
-use super::upstream::{Link, LinkOptions};
+use super::upstream::{Link, LinkFor, LinkOptions};
 use crate::app::AppState;
 use crate::storage::{AgentSessionRecord, Server, StoreError, TokenPrincipal};
 
@@ -89,7 +89,8 @@ impl AgentSession {
             return Ok(link);
         }
         let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server)?;
-        let options = LinkOptions::for_call(ctx, self.record.agent_capabilities.as_ref());
+        let options =
+            LinkOptions::for_call(ctx, LinkFor::LegacyAgent(self.record.agent_capabilities.as_ref()));
         let link =
             Link::connect(endpoint, options).await.map_err(|e| super::unreachable_server(&ctx.server, &e))?;
         link.listen(ctx.clone());

@@ -52,6 +52,9 @@ pub struct LinkOptions {
     /// or `server/discover`) may take in all, streams included: a server that
     /// accepts and never finishes its handshake must not hold a call.
     pub handshake: Duration,
+    /// The link is shared by a person's 2026-07-28 agents, who answer the
+    /// server only within their calls.
+    pub shared: bool,
 }
 
 impl Default for LinkOptions {
@@ -61,31 +64,50 @@ impl Default for LinkOptions {
             protocol: ServerProtocol::Auto,
             relayed: Map::new(),
             handshake: crate::config::UpstreamLimits::default().handshake,
+            shared: false,
         }
     }
 }
 
+/// Whose requests a link carries, for what Herald declares it can relay.
+#[derive(Clone, Copy)]
+pub enum LinkFor<'a> {
+    /// One legacy agent's session, with the `capabilities` of its `initialize`.
+    LegacyAgent(Option<&'a Value>),
+    /// A person's 2026-07-28 agents, who share the link.
+    ModernAgents,
+}
+
 impl LinkOptions {
     /// For a call's link: the org's URL-mode rule, the server's era setting,
-    /// and the legacy agent's `capabilities` (from its `initialize`), of which
-    /// Herald relays `sampling` and `roots`. Modern agents' links relay none.
-    pub fn for_call(ctx: &super::CallContext, agent_capabilities: Option<&Value>) -> Self {
-        let relayed = agent_capabilities
-            .and_then(Value::as_object)
-            .map(|c| {
-                c.iter()
-                    .filter(|(name, value)| {
-                        RELAYED_CAPABILITIES.contains(&name.as_str()) && value.is_object()
-                    })
-                    .map(|(name, value)| (name.clone(), value.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
+    /// and what Herald declares it can relay (`sampling`, `roots`): a legacy
+    /// agent's session link declares what that agent declared; the link
+    /// modern agents share declares both, each call's agent being asked only
+    /// if its own capabilities say it answers (by an `input_required` result
+    /// of its call; see `parking`).
+    pub fn for_call(ctx: &super::CallContext, link_for: LinkFor<'_>) -> Self {
+        let relayed = match link_for {
+            LinkFor::LegacyAgent(declared) => declared
+                .and_then(Value::as_object)
+                .map(|c| {
+                    c.iter()
+                        .filter(|(name, value)| {
+                            RELAYED_CAPABILITIES.contains(&name.as_str()) && value.is_object()
+                        })
+                        .map(|(name, value)| (name.clone(), value.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            LinkFor::ModernAgents => {
+                RELAYED_CAPABILITIES.iter().map(|name| ((*name).to_owned(), json!({}))).collect()
+            }
+        };
         LinkOptions {
             url_mode: ctx.policy.url_mode.enabled,
             protocol: ctx.server.protocol,
             relayed,
             handshake: ctx.state.config.upstream.handshake,
+            shared: matches!(link_for, LinkFor::ModernAgents),
         }
     }
 }
@@ -266,6 +288,10 @@ impl Link {
     }
 }
 
+/// How long a server's request outside any call waits for the agent to open
+/// its standalone stream.
+const LISTENER_GRACE: Duration = Duration::from_secs(10);
+
 /// How soon a legacy link reopens its standalone stream after it ended, at first
 /// and at most (doubling while the stream delivers nothing).
 const LISTEN_RETRY_FIRST: Duration = Duration::from_secs(1);
@@ -393,18 +419,27 @@ async fn on_stream_message(
             }
         }
         Message::Request { id, method, params } if super::relay::capability_for(&method).is_some() => {
-            let listening = legacy.notifications.receiver_count() > 0;
-            if let Some(why) = super::relay::refusal_outside_calls(&method, legacy.relayed(), listening) {
-                let _ = legacy.reply(super::relay::refused(id, &why)).await;
-                return;
-            }
-            // To the agent's standalone stream; its answer comes back by POST.
-            let (herald_id, answer) = legacy.answers.expect();
-            let _ = legacy.notifications.send(Message::Request { id: herald_id.clone(), method, params });
             let limit = std::time::Duration::from_secs(u64::from(ctx.policy.elicitation.timeout_secs));
             let link = link.clone();
+            // Beside the stream: waiting for the agent must not hold up the server's other messages.
             tokio::spawn(async move {
                 let Link::Legacy(legacy) = link.as_ref() else { return };
+                let why = if legacy.options.shared {
+                    Some(format!(
+                        "{method} cannot be relayed outside a call: the agents behind this connection speak \
+                         MCP 2026-07-28 and answer only within their calls"
+                    ))
+                } else {
+                    let listening = legacy.agent_listening(&method).await;
+                    super::relay::refusal_outside_calls(&method, legacy.relayed(), listening)
+                };
+                if let Some(why) = why {
+                    let _ = legacy.reply(super::relay::refused(id, &why)).await;
+                    return;
+                }
+                // To the agent's standalone stream; its answer comes back by POST.
+                let (herald_id, answer) = legacy.answers.expect();
+                let _ = legacy.notifications.send(Message::Request { id: herald_id.clone(), method, params });
                 let answer = match tokio::time::timeout(limit, answer).await {
                     Ok(Ok(answer)) => Ok(answer),
                     Ok(Err(_)) => Err("the agent's session ended before it answered".to_owned()),
@@ -505,17 +540,25 @@ impl ModernLink {
     /// POSTs `method` with `params`, carrying the request metadata of
     /// 2026-07-28 (Herald's capabilities, the agent's `clientInfo` when known)
     /// in `_meta` and mirrored in the headers.
+    /// `can_answer` is what the agent behind this request answers itself
+    /// (declared to the server with Herald's own capabilities).
     pub async fn post(
         &self,
         id: RequestId,
         method: &str,
         mut params: RawObject,
         agent_info: Option<&Value>,
+        can_answer: super::relay::CanAnswer,
         extra: &HeaderMap,
     ) -> Result<Reply, TransportError> {
         let mut m = params.meta();
         for (k, v) in meta(agent_info, self.url_mode) {
             m.insert(k, v);
+        }
+        if let Some(Value::Object(capabilities)) = m.get_mut(META_CLIENT_CAPABILITIES) {
+            for name in RELAYED_CAPABILITIES.into_iter().filter(|name| can_answer.has(name)) {
+                capabilities.insert(name.to_owned(), json!({}));
+            }
         }
         // The MCP-level trace context: the agent call's span (the HTTP header names the request's).
         crate::telemetry::propagation::inject_meta(
@@ -586,6 +629,8 @@ pub struct LegacyLink {
     pub notifications: broadcast::Sender<Message>,
     /// Answers awaited from the agent to the server's relayed requests.
     pub answers: super::relay::AgentAnswers,
+    /// Woken when the agent opens its standalone stream.
+    pub agent_listens: tokio::sync::Notify,
     listening: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -613,6 +658,7 @@ impl LegacyLink {
             next_id: AtomicI64::new(1),
             notifications,
             answers: Default::default(),
+            agent_listens: tokio::sync::Notify::new(),
             listening: std::sync::Mutex::new(None),
         })
     }
@@ -655,6 +701,26 @@ impl LegacyLink {
     /// The client capabilities Herald declared for the agent behind this link.
     pub fn relayed(&self) -> &Map<String, Value> {
         &self.options.relayed
+    }
+
+    /// Whether the agent has its standalone stream open to receive `method`.
+    /// A legacy agent opens it just after its `initialize`, and a server may
+    /// ask right after that: an agent that can answer gets a short grace.
+    async fn agent_listening(&self, method: &str) -> bool {
+        let able = super::relay::capability_for(method).is_some_and(|c| self.options.relayed.contains_key(c));
+        if able && self.notifications.receiver_count() == 0 {
+            let _ = tokio::time::timeout(LISTENER_GRACE, async {
+                loop {
+                    let joined = self.agent_listens.notified();
+                    if self.notifications.receiver_count() > 0 {
+                        return;
+                    }
+                    joined.await;
+                }
+            })
+            .await;
+        }
+        self.notifications.receiver_count() > 0
     }
 
     pub async fn respond_error(&self, id: RequestId, code: i64, message: &str) -> Result<(), TransportError> {

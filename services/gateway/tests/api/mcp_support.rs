@@ -99,6 +99,8 @@ pub struct Agent {
     endpoint: Endpoint,
     token: String,
     pub generation: Generation,
+    /// What a 2026-07-28 agent declares in every request's `_meta`.
+    capabilities: Value,
 }
 
 impl Agent {
@@ -124,6 +126,7 @@ impl Agent {
             endpoint: Self::endpoint(base, org, token, server),
             token: token.into(),
             generation: self.generation.clone(),
+            capabilities: self.capabilities.clone(),
         }
     }
 
@@ -162,6 +165,7 @@ impl Agent {
             endpoint: Self::endpoint(base, org, token, server),
             token: token.into(),
             generation: Generation::Legacy { session: session.into(), version: version.into() },
+            capabilities: json!({}),
         }
     }
 
@@ -197,8 +201,12 @@ impl Agent {
         let result: Value = serde_json::from_str(result.get()).unwrap();
         let version = result["protocolVersion"].as_str().unwrap().to_owned();
         let session = head.session_id.expect("Herald mints a session");
-        let agent =
-            Agent { endpoint, token: token.into(), generation: Generation::Legacy { session, version } };
+        let agent = Agent {
+            endpoint,
+            token: token.into(),
+            generation: Generation::Legacy { session, version },
+            capabilities: json!({}),
+        };
         let initialized = Message::notification("notifications/initialized", None);
         agent.endpoint.post(initialized.to_json(), &agent.headers(None, None)).await.unwrap();
         agent
@@ -215,7 +223,13 @@ impl Agent {
             endpoint: Self::endpoint(base, org, token, server),
             token: token.into(),
             generation: Generation::Modern,
+            capabilities: json!({}),
         }
+    }
+
+    /// A 2026-07-28 agent that declares `capabilities` (e.g. `{"sampling": {}}`).
+    pub fn modern_declaring(app: &TestApp, token: &str, server: &str, capabilities: Value) -> Self {
+        Agent { capabilities, ..Self::modern(app, token, server) }
     }
 
     /// Sends a notification (legacy agents: in their session).
@@ -258,7 +272,7 @@ impl Agent {
     ) -> Result<(Vec<Message>, Message), herald_mcp::transport::TransportError> {
         if matches!(self.generation, Generation::Modern) {
             params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
-            params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+            params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = self.capabilities.clone();
             params["_meta"]["io.modelcontextprotocol/clientInfo"] =
                 json!({ "name": "herald-test-agent", "version": "1" });
         }

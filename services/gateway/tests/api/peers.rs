@@ -441,18 +441,56 @@ async fn sampling_is_relayed_to_a_legacy_agent_that_declared_it() {
     assert!(asked[0].to_json().contains("Say hi"), "{}", asked[0].to_json());
     assert!(text(&done).contains("Hi from the agent's model"), "{}", done.to_json());
 
-    // Agents that did not declare sampling never see the tool: Herald declared nothing for them.
-    for agent in
-        [Agent::legacy(&w.app, &w.token, "everything").await, Agent::modern(&w.app, &w.token, "everything")]
-    {
-        let (_, listed) = agent.request(1, "tools/list", json!({})).await;
-        assert!(!result(&listed)["tools"].to_string().contains("trigger-sampling-request"));
+    // A legacy agent that did not declare sampling never sees the tool: its session declared nothing.
+    let undeclared = Agent::legacy(&w.app, &w.token, "everything").await;
+    let (_, listed) = undeclared.request(1, "tools/list", json!({})).await;
+    assert!(!result(&listed)["tools"].to_string().contains("trigger-sampling-request"));
+}
+
+/// A 2026-07-28 agent has no stream for the server's requests: Herald asks it the 2026-07-28
+/// way, with an `input_required` result for its call; the call waits, parked, for the agent's
+/// retry with `inputResponses` and the `requestState` it was given, and then goes on.
+#[tokio::test]
+#[ignore = "needs the peer servers: tests/peers/install.sh"]
+async fn sampling_reaches_a_modern_agent_as_input_required_and_its_retry_resumes_the_call() {
+    for (peer, slug, tool, args) in [
+        (
+            Peer::Everything,
+            "everything",
+            "trigger-sampling-request",
+            json!({ "prompt": "Say hi", "maxTokens": 20 }),
+        ),
+        (Peer::Python, "py", "ask_model", json!({ "prompt": "Name a colour" })),
+    ] {
+        let w = world(peer, slug, slug).await;
+        let agent = Agent::modern_declaring(&w.app, &w.token, slug, json!({ "sampling": {} }));
+        let first = agent.call(1, tool, args.clone()).await;
+        let asked = result(&first);
+        assert_eq!(asked["resultType"], "input_required", "{asked}");
+        let (key, request) = asked["inputRequests"].as_object().unwrap().iter().next().unwrap();
+        assert_eq!(request["method"], "sampling/createMessage", "{asked}");
+        let ticket = asked["requestState"].as_str().unwrap();
+        assert!(ticket.starts_with("herald-park."), "{ticket}");
+        let answer = json!({
+            "role": "assistant", "content": { "type": "text", "text": "teal" }, "model": "m", "stopReason": "endTurn",
+        });
+        let retry = json!({ "name": tool, "arguments": args, "inputResponses": { key: answer }, "requestState": ticket });
+        let (_, done) = agent.request(2, "tools/call", retry.clone()).await;
+        assert!(
+            matches!(done.id(), Some(herald_mcp::RequestId::Integer(2))),
+            "answered under the retry's id"
+        );
+        assert_eq!(result(&done)["resultType"], "complete");
+        assert!(text(&done).contains("teal"), "{}", done.to_json());
+        // A ticket is good once.
+        let (_, again) = agent.request(3, "tools/call", retry).await;
+        assert!(matches!(again, Message::Error { .. }), "{}", again.to_json());
     }
 }
 
 /// The Python SDK sends `sampling/createMessage` whatever the client declared. Herald relays it
 /// to a legacy agent that declared sampling (its answer, an error included, reaches the server);
-/// every other agent's server gets a JSON-RPC error that says why, at once.
+/// the server of an agent that did not declare it gets a JSON-RPC error that says why, at once.
 #[tokio::test]
 #[ignore = "needs the peer servers: tests/peers/install.sh"]
 async fn sampling_reaches_only_agents_that_can_answer_and_the_server_learns_why_otherwise() {
@@ -483,8 +521,7 @@ async fn sampling_reaches_only_agents_that_can_answer_and_the_server_learns_why_
     let done = modern.call(2, "ask_model", args).await;
     assert_eq!(
         text(&done),
-        "sampling failed: sampling/createMessage cannot be relayed: the agent speaks MCP 2026-07-28, which has no \
-         requests from server to client (-32601)"
+        "sampling failed: sampling/createMessage cannot be relayed: the agent did not declare the sampling capability (-32601)"
     );
 }
 
