@@ -55,6 +55,29 @@ impl AppState {
     pub fn apply(&self, change: &Forget) {
         self.caches.apply(change);
         self.proxy.retire(change);
+        self.close_sockets(change);
+    }
+
+    /// Dashboard sockets live as long as their credential: a sign-out, a
+    /// password change, a revoked token, or leaving the organisation a token
+    /// belongs to closes them.
+    fn close_sockets(&self, change: &Forget) {
+        use crate::broker::hub::Scope;
+        let hub = &self.broker.hub;
+        match *change {
+            Forget::SessionEnded { user_id, session_id } => {
+                hub.close_where(|user, scope| user == user_id && *scope == Scope::Session { session_id })
+            }
+            Forget::SessionsEnded { user_id } => {
+                hub.close_where(|user, scope| user == user_id && matches!(scope, Scope::Session { .. }))
+            }
+            Forget::CachedToken { token_id } => hub
+                .close_where(|_, scope| matches!(scope, Scope::Token { token_id: t, .. } if *t == token_id)),
+            Forget::CachedMember { org_id, user_id, left: true } => hub.close_where(|user, scope| {
+                user == user_id && matches!(scope, Scope::Token { org_id: o, .. } if *o == org_id)
+            }),
+            Forget::CachedMember { .. } | Forget::CachedServer { .. } | Forget::CachedPolicy { .. } => {}
+        }
     }
 
     /// Sends `event` to the other replicas (PostgreSQL NOTIFY); nothing to do

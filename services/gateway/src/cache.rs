@@ -141,6 +141,10 @@ pub enum Forget {
     },
     /// The org's policy was replaced.
     CachedPolicy { org_id: Uuid },
+    /// A dashboard sign-in ended (sign-out): its sockets close.
+    SessionEnded { user_id: Uuid, session_id: Uuid },
+    /// Every dashboard sign-in of a person ended (a password change): their sockets close.
+    SessionsEnded { user_id: Uuid },
 }
 
 impl Caches {
@@ -150,6 +154,8 @@ impl Caches {
             Forget::CachedMember { org_id, user_id, .. } => self.forget_member(*org_id, *user_id),
             Forget::CachedServer { org_id, slug, .. } => self.forget_server(*org_id, slug),
             Forget::CachedPolicy { org_id } => self.forget_policy(*org_id),
+            // Nothing cached rests on a sign-in: each request checks its session row.
+            Forget::SessionEnded { .. } | Forget::SessionsEnded { .. } => {}
         }
     }
 

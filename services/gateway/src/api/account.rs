@@ -14,6 +14,7 @@ use super::json::{Checks, ValidJson, checked};
 use super::session;
 use super::views::AccountView;
 use crate::app::AppState;
+use crate::cache::Forget;
 use crate::domain::{Email, Password};
 use crate::storage::UserCredentials;
 use crate::throttle::Attempt;
@@ -75,6 +76,8 @@ pub async fn check_password(
 
 pub async fn logout(State(state): State<AppState>, caller: SessionUser) -> ApiResult<Response> {
     state.store.end_session(caller.session_id, OffsetDateTime::now_utc()).await?;
+    // Its dashboards' sockets close on every replica.
+    state.forget(Forget::SessionEnded { user_id: caller.user.id, session_id: caller.session_id }).await;
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, session::clear_cookie(&state))]).into_response())
 }
 
@@ -118,6 +121,9 @@ pub async fn change_password(
     }
     let hash = state.passwords.hash(&checked(new_password)).await?;
     state.store.set_password(caller.user.id, &hash, None, OffsetDateTime::now_utc()).await?;
+    // Every sign-in's sockets close on every replica, this one's too: its page reconnects
+    // with the new sign-in.
+    state.forget(Forget::SessionsEnded { user_id: caller.user.id }).await;
     let cookie = session::start(&state, caller.user.id).await?;
     tracing::info!(user_id = %caller.user.id, "password changed; other sessions ended");
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())

@@ -16,6 +16,7 @@ use super::auth::Principal;
 use super::error::ApiError;
 use crate::app::AppState;
 use crate::broker::events::ServerEvent;
+use crate::broker::hub::Scope;
 use crate::broker::respond::{Answer, RespondError, respond};
 
 /// Browser messages are small: an answer to one form.
@@ -37,9 +38,14 @@ pub async fn upgrade(
         return ApiError::CrossSite.into_response();
     }
     let user_id = principal.user().id;
+    // A sign-in sees the person's every organisation; an API token, its own only.
+    let scope = match &principal {
+        Principal::Session { session_id, .. } => Scope::Session { session_id: *session_id },
+        Principal::Token(token) => Scope::Token { token_id: token.token_id, org_id: token.membership.org.id },
+    };
     let ws = ws.max_message_size(MAX_MESSAGE_BYTES).read_buffer_size(READ_BUFFER_BYTES);
     match state.sockets.take(user_id) {
-        Some(seat) => ws.on_upgrade(move |socket| serve(state, user_id, seat, socket)),
+        Some(seat) => ws.on_upgrade(move |socket| serve(state, user_id, scope, seat, socket)),
         // Over the cap the socket still opens, to be closed at once with a code and reason a
         // browser can read (a refused handshake shows a page's script no status or text).
         None => {
@@ -136,14 +142,14 @@ enum BrowserMessage {
     },
 }
 
-async fn serve(state: AppState, user_id: Uuid, _seat: Seat, mut socket: WebSocket) {
+async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut socket: WebSocket) {
     let _counted = OpenSocket::count();
-    let (seat, mut events) = state.broker.hub.join(user_id);
+    let (seat, mut events) = state.broker.hub.join(user_id, scope);
     // Joined first, then read: nothing created in between is missed (a
     // duplicate `created` is possible and harmless; browsers key by id).
     match state.store.pending_elicitations_of_user(user_id).await {
         Ok(pending) => {
-            for e in &pending {
+            for e in pending.iter().filter(|e| scope.sees(e.org_id)) {
                 if send(&mut socket, &ServerEvent::created(e)).await.is_err() {
                     state.broker.hub.leave(&seat);
                     return;
@@ -160,12 +166,13 @@ async fn serve(state: AppState, user_id: Uuid, _seat: Seat, mut socket: WebSocke
         tokio::select! {
             event = events.recv() => match event {
                 Some(text) => if socket.send(Message::Text(text)).await.is_err() { break },
-                // The hub dropped this socket (too slow): close, the dashboard resyncs.
+                // The hub dropped this socket (too slow, or its credential ended): close; a
+                // dashboard still signed in reconnects and resyncs.
                 None => break,
             },
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    let reply = handle(&state, user_id, &text).await;
+                    let reply = handle(&state, user_id, scope, &text).await;
                     if send(&mut socket, &reply).await.is_err() { break }
                 }
                 Some(Ok(Message::Binary(_))) => {
@@ -180,15 +187,19 @@ async fn serve(state: AppState, user_id: Uuid, _seat: Seat, mut socket: WebSocke
     state.broker.hub.leave(&seat);
 }
 
-async fn handle(state: &AppState, user_id: Uuid, text: &str) -> ServerEvent {
+async fn handle(state: &AppState, user_id: Uuid, scope: Scope, text: &str) -> ServerEvent {
     let message: BrowserMessage = match serde_json::from_str(text) {
         Ok(m) => m,
         Err(e) => return error(None, "bad_message", &e.to_string()),
     };
     match message {
         BrowserMessage::Respond { id, action, content } => {
+            // Only what the socket may see, in an organisation the person still belongs to.
             let membership_ok = match state.store.elicitation_of_user(user_id, id).await {
-                Ok(Some(e)) => state.store.membership(&e.org_slug, user_id).await.ok().flatten().is_some(),
+                Ok(Some(e)) => {
+                    scope.sees(e.org_id)
+                        && state.store.membership(&e.org_slug, user_id).await.ok().flatten().is_some()
+                }
                 _ => true, // `respond` reports the missing record itself
             };
             if !membership_ok {

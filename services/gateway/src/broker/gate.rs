@@ -208,6 +208,7 @@ async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
     audit::record(store, ctx.org_id, Actor::Policy, "mute.added", subject).await;
     ctx.state.broker.hub.publish(
         ctx.user_id,
+        ctx.org_id,
         &ServerEvent::Notice {
                 org: ctx.org_slug.clone(),
             kind: "auto_muted",
@@ -237,10 +238,10 @@ async fn tell_about_blocked_credential_ask(ctx: &CallContext, record: &Elicitati
         server: Some(server_view(ctx)),
         elicitation_id: Some(record.id),
     };
-    ctx.state.broker.hub.publish(ctx.user_id, &notice);
+    ctx.state.broker.hub.publish(ctx.user_id, ctx.org_id, &notice);
     if let Ok(members) = ctx.state.store.members(ctx.org_id).await {
         for admin in members.iter().filter(|m| m.role.is_admin() && m.user.id != ctx.user_id) {
-            ctx.state.broker.hub.publish(admin.user.id, &notice);
+            ctx.state.broker.hub.publish(admin.user.id, ctx.org_id, &notice);
         }
     }
 }

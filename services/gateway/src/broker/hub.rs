@@ -15,8 +15,27 @@ use uuid::Uuid;
 /// Events queued for one socket before it counts as too slow.
 const SOCKET_QUEUE: usize = 256;
 
-/// A socket's id in the hub, and its queue.
-type Socket = (u64, mpsc::Sender<Utf8Bytes>);
+/// What a socket may see, by the credential that opened it: a dashboard
+/// sign-in sees the person's every organisation; an API token, its own
+/// organisation only. The socket lives as long as its credential does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Session { session_id: Uuid },
+    Token { token_id: Uuid, org_id: Uuid },
+}
+
+impl Scope {
+    /// Whether an event of `org_id` is for this socket.
+    pub fn sees(&self, org_id: Uuid) -> bool {
+        match self {
+            Scope::Session { .. } => true,
+            Scope::Token { org_id: own, .. } => *own == org_id,
+        }
+    }
+}
+
+/// A socket's id in the hub, what it may see, and its queue.
+type Socket = (u64, Scope, mpsc::Sender<Utf8Bytes>);
 
 #[derive(Default)]
 pub struct Hub {
@@ -31,35 +50,49 @@ pub struct Seat {
 }
 
 impl Hub {
-    pub fn join(&self, user_id: Uuid) -> (Seat, mpsc::Receiver<Utf8Bytes>) {
+    pub fn join(&self, user_id: Uuid, scope: Scope) -> (Seat, mpsc::Receiver<Utf8Bytes>) {
         let (tx, rx) = mpsc::channel(SOCKET_QUEUE);
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.sockets.lock().expect("hub lock").entry(user_id).or_default().push((id, tx));
+        self.sockets.lock().expect("hub lock").entry(user_id).or_default().push((id, scope, tx));
         (Seat { user_id, id }, rx)
     }
 
     pub fn leave(&self, seat: &Seat) {
         let mut sockets = self.sockets.lock().expect("hub lock");
         if let Some(list) = sockets.get_mut(&seat.user_id) {
-            list.retain(|(id, _)| *id != seat.id);
+            list.retain(|(id, _, _)| *id != seat.id);
             if list.is_empty() {
                 sockets.remove(&seat.user_id);
             }
         }
     }
 
-    /// Sends `event` to every socket of `user_id` on this replica.
-    pub fn publish(&self, user_id: Uuid, event: &impl Serialize) {
+    /// Closes the sockets `which` picks (their credential ended): their queue
+    /// ends, and so does the socket.
+    pub fn close_where(&self, which: impl Fn(Uuid, &Scope) -> bool) {
+        let mut sockets = self.sockets.lock().expect("hub lock");
+        for (user_id, list) in sockets.iter_mut() {
+            list.retain(|(_, scope, _)| !which(*user_id, scope));
+        }
+        sockets.retain(|_, list| !list.is_empty());
+    }
+
+    /// Sends `event`, about organisation `org_id`, to every socket of
+    /// `user_id` on this replica that may see that organisation.
+    pub fn publish(&self, user_id: Uuid, org_id: Uuid, event: &impl Serialize) {
         let mut sockets = self.sockets.lock().expect("hub lock");
         let Some(list) = sockets.get_mut(&user_id) else { return };
         let text = Utf8Bytes::from(serde_json::to_string(event).expect("events serialize"));
-        list.retain(|(_, tx)| match tx.try_send(text.clone()) {
-            Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                tracing::warn!(%user_id, "dropping a dashboard socket that cannot keep up");
-                false
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        list.retain(|(_, scope, tx)| {
+            !scope.sees(org_id)
+                || match tx.try_send(text.clone()) {
+                    Ok(()) => true,
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        tracing::warn!(%user_id, "dropping a dashboard socket that cannot keep up");
+                        false
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => false,
+                }
         });
         if list.is_empty() {
             sockets.remove(&user_id);

@@ -88,7 +88,7 @@ impl Broker {
         );
         let tracked = crate::telemetry::elicitation::opened(&elicitation);
         self.tracked.lock().expect("tracked lock").insert(elicitation.id, tracked);
-        self.hub.publish(elicitation.user_id, &ServerEvent::created(&elicitation));
+        self.hub.publish(elicitation.user_id, elicitation.org_id, &ServerEvent::created(&elicitation));
         self.tell_replicas(Event::Created, elicitation.id, elicitation.user_id);
         Ok(Waiter {
             broker: self.clone(),
@@ -162,7 +162,7 @@ impl Broker {
         if let Some((_, tx)) = self.waiters.lock().expect("waiters lock").remove(&e.id) {
             let _ = tx.send(e.clone());
         }
-        self.hub.publish(e.user_id, &ServerEvent::resolved(e));
+        self.hub.publish(e.user_id, e.org_id, &ServerEvent::resolved(e));
     }
 
     /// Ends the span of an elicitation this replica opened (counted as it ends).
@@ -222,7 +222,7 @@ impl Broker {
         }
         match self.store.elicitation_of_user(event.user, event.id).await {
             Ok(Some(e)) => match (event.kind, &e.outcome) {
-                (Event::Created, None) => self.hub.publish(e.user_id, &ServerEvent::created(&e)),
+                (Event::Created, None) => self.hub.publish(e.user_id, e.org_id, &ServerEvent::created(&e)),
                 (_, Some(_)) => self.deliver_ended(&e),
                 (Event::Resolved, None) => {}
             },

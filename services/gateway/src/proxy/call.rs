@@ -436,7 +436,7 @@ impl Relay<'_> {
                         // About a URL elicitation the agent never saw: tell the person instead.
                         Message::Notification { method, params } if method == "notifications/elicitation/complete" => {
                             if let Some(ours) = url_elicitation_id(params.as_deref()).and_then(|u| url_ids.get(&u)) {
-                                self.ctx.state.broker.hub.publish(self.ctx.user_id, &ServerEvent::Notice {
+                                self.ctx.state.broker.hub.publish(self.ctx.user_id, self.ctx.org_id, &ServerEvent::Notice {
                 org: self.ctx.org_slug.clone(),
                                     kind: "elicitation_complete",
                                     message: format!("{} reports the step you opened is complete", self.ctx.server.name),

@@ -259,6 +259,8 @@ impl Proxy {
                 self.take_shared(|_, link| link.org_id == *org_id);
                 self.sessions.renew_links_where(|s| s.record.org_id == *org_id);
             }
+            // Dashboard sign-ins hold no call, session or link.
+            Forget::SessionEnded { .. } | Forget::SessionsEnded { .. } => {}
         }
     }
 

@@ -15,6 +15,7 @@ mod follows_truth;
 mod governance;
 mod hardening;
 mod hostile_upstream;
+mod live_sockets;
 mod matrix;
 mod mcp_endpoint;
 mod mcp_support;
