@@ -140,12 +140,18 @@ async fn a_removed_member_receives_no_more_questions() {
     let user_id = me["user"]["id"].as_str().unwrap();
     let removed = w.owner.delete(&format!("/api/v1/orgs/acme/members/{user_id}")).await;
     assert_eq!(removed.status(), 204);
-    let ended = dashboard.next_of("elicitation.resolved").await;
-    assert_eq!(ended["id"], question["id"], "their question is withdrawn");
+    drop(dashboard); // its socket closes with the token it was opened with (tests/api/live_sockets.rs)
     w.puppet.sent("the end of the member's session", |m, _| m == "DELETE").await;
     w.puppet.streams_open(0).await;
     let _ = call.await;
     let user: uuid::Uuid = user_id.parse().unwrap();
+    let id: uuid::Uuid = question["id"].as_str().unwrap().parse().unwrap();
+    let withdrawn = w.app.state.store.elicitation_of_user(user, id).await.unwrap().unwrap();
+    assert_eq!(
+        withdrawn.outcome.unwrap().reason.as_deref(),
+        Some("caller_cancelled"),
+        "their question was withdrawn"
+    );
     let owner: uuid::Uuid =
         body(w.owner.get("/api/v1/me").await).await["user"]["id"].as_str().unwrap().parse().unwrap();
     let org = w.app.state.store.membership("acme", owner).await.unwrap().unwrap().org.id;
@@ -156,7 +162,9 @@ async fn a_removed_member_receives_no_more_questions() {
 #[tokio::test]
 async fn revoking_a_token_ends_its_calls_and_sessions() {
     let w = world().await;
-    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    // Watched with another token: the revoked one's own sockets close.
+    let watcher = w.app.token(&w.owner, "acme", "watcher").await;
+    let mut dashboard = Dashboard::open(&w.app, &watcher).await;
     let agent = Agent::legacy(&w.app, &w.token, "puppet").await;
     let call = tokio::spawn({
         let agent = agent.clone();
@@ -167,7 +175,10 @@ async fn revoking_a_token_ends_its_calls_and_sessions() {
     let question = dashboard.next_of("elicitation.created").await;
 
     let tokens = body(w.owner.get("/api/v1/orgs/acme/tokens").await).await;
-    let id = tokens["tokens"][0]["id"].as_str().unwrap().to_owned();
+    let id = tokens["tokens"].as_array().unwrap().iter().find(|t| t["name"] == "agent").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(w.owner.delete(&format!("/api/v1/orgs/acme/tokens/{id}")).await.status(), 204);
 
     let ended = dashboard.next_of("elicitation.resolved").await;
