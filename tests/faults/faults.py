@@ -393,6 +393,219 @@ def login_flood(rig):
           f"the throttle's records add up: {failures} failures recorded for {counts.get(401, 0)} refusals")
 
 
+# --- hostile upstream servers -------------------------------------------------------------------
+
+
+class HostileServer:
+    """An MCP server of a tenant's choosing, speaking 2025-11-25 badly on purpose (stdlib HTTP on
+    loopback). `mode` is `endless` (every call's stream is one event that never ends) or `flood`
+    (a call's stream pushes FLOOD_QUESTIONS questions at once, then answers the call once it has
+    had an answer for each question not left waiting for a person, or after a while)."""
+
+    def __init__(self, mode):
+        import http.server
+
+        server = self
+        self.mode = mode
+        self.answers = 0
+        self.lock = threading.Lock()
+        self.answered = threading.Condition(self.lock)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, *args):
+                pass
+
+            def reply(self, status, body=None, headers=None):
+                self.send_response(status)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                if body is not None:
+                    data = json.dumps(body).encode()
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                else:
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+
+            def stream(self):
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+
+            def do_DELETE(self):
+                self.reply(200)
+
+            def do_GET(self):
+                if server.mode != "endless":
+                    return self.reply(405)
+                self.stream()
+                self.endless()
+
+            def endless(self):
+                chunk = b"x" * 65536
+                try:
+                    self.wfile.write(b"event: message\ndata: ")
+                    while True:
+                        self.wfile.write(chunk)
+                except OSError:
+                    return  # Herald hung up: as it should
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length", "0"))
+                message = json.loads(self.rfile.read(length) or b"{}")
+                method = message.get("method")
+                if method is None:
+                    with server.answered:
+                        server.answers += 1
+                        server.answered.notify_all()
+                    return self.reply(202)
+                if "id" not in message:
+                    return self.reply(202)
+                if method == "initialize":
+                    result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                              "serverInfo": {"name": f"hostile-{server.mode}", "version": "1"}}
+                    return self.reply(200, {"jsonrpc": "2.0", "id": message["id"], "result": result},
+                                      {"mcp-session-id": uuid.uuid4().hex})
+                if method != "tools/call":
+                    return self.reply(200, {"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}})
+                self.stream()
+                if server.mode == "endless":
+                    return self.endless()
+                try:
+                    for n in range(FLOOD_QUESTIONS):
+                        ask = {"jsonrpc": "2.0", "id": n, "method": "elicitation/create", "params": {
+                            "mode": "form", "message": f"Question {n}",
+                            "requestedSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}}
+                        self.wfile.write(f"event: message\ndata: {json.dumps(ask)}\n\n".encode())
+                    self.wfile.flush()
+                    with server.answered:
+                        server.answered.wait_for(lambda: server.answers >= FLOOD_QUESTIONS - FLOOD_SHOWN, 60)
+                    done = {"jsonrpc": "2.0", "id": message["id"],
+                            "result": {"content": [{"type": "text", "text": "flood over"}]}}
+                    self.wfile.write(f"event: message\ndata: {json.dumps(done)}\n\n".encode())
+                except OSError:
+                    pass
+
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/mcp"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+class Owner:
+    """The owner signed in (a cookie, no jar): registers servers, makes API tokens."""
+
+    def __init__(self, rig):
+        self.rig = rig
+        conn = http.client.HTTPConnection(rig.herald.host, rig.herald.port, timeout=30)
+        conn.request("POST", "/api/v1/auth/login", body=json.dumps({"email": OWNER, "password": PASSWORD}),
+                     headers={"content-type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        check(response.status == 200, f"the owner signs in ({response.status})")
+        self.cookie = response.getheader("set-cookie").split(";")[0]
+        conn.close()
+
+    def post(self, path, body):
+        return self.rig.post_json(path, body, headers={"cookie": self.cookie, "origin": self.rig.base})
+
+    def server(self, slug, url):
+        status, _, body = self.post("/api/v1/orgs/acme/servers", {"slug": slug, "name": slug, "url": url})
+        check(status == 201, f"{slug} is registered ({status} {body})")
+
+    def token(self):
+        status, _, body = self.post("/api/v1/orgs/acme/tokens", {"name": "agent"})
+        check(status == 201, f"an agent token is made ({status})")
+        return body["secret"]
+
+
+def legacy_call(rig, token, server, timeout=120):
+    """A 2025-11-25 agent: initialize, then one tools/call; the call's final JSON-RPC message."""
+    auth = {"authorization": f"Bearer {token}", "accept": "application/json, text/event-stream"}
+    status, head, body = rig.post_json(f"/mcp/acme/{server}", {
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "faults", "version": "1"}},
+    }, headers=auth)
+    check(status == 200 and "mcp-session-id" in head, f"the agent's session opens ({status} {body})")
+    session = {**auth, "mcp-session-id": head["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+    conn = http.client.HTTPConnection(rig.herald.host, rig.herald.port, timeout=timeout)
+    try:
+        conn.request("POST", f"/mcp/acme/{server}", headers={**session, "content-type": "application/json"},
+                     body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                      "params": {"name": "anything", "arguments": {}}}))
+        response = conn.getresponse()
+        if response.getheader("content-type", "").startswith("application/json"):
+            return json.loads(response.read())
+        last = None
+        for line in response:  # SSE: the last `data:` line is the final message
+            if line.startswith(b"data: "):
+                last = json.loads(line[6:])
+        return last
+    finally:
+        conn.close()
+
+
+ENDLESS_CALLS = 4
+
+
+@scenario("hostile upstream")
+def hostile_upstream(rig):
+    """A server whose every stream is one event without end (the standalone stream too), called
+    by ENDLESS_CALLS agents at once, twice: each call fails naming the server, once its event
+    passes the message limit, and memory stays bounded."""
+    hostile = HostileServer("endless")
+    try:
+        owner = Owner(rig)
+        owner.server("endless", hostile.url)
+        token = owner.token()
+        for _ in range(2):
+            with ThreadPoolExecutor(ENDLESS_CALLS) as pool:
+                ends = list(pool.map(lambda _: legacy_call(rig, token, "endless"), range(ENDLESS_CALLS)))
+            for end in ends:
+                message = (end or {}).get("error", {}).get("message", "")
+                check("upstream server endless" in message and "exceeds 16 MiB" in message,
+                      f"the call fails naming the server and the limit: {message[:160]}")
+    finally:
+        hostile.close()
+
+
+FLOOD_QUESTIONS = 2000
+FLOOD_SHOWN = 6  # the default rate cap per person, server and minute
+
+
+@scenario("question flood")
+def question_flood(rig):
+    """One call pushes FLOOD_QUESTIONS questions at once: every one is answered, but what is
+    stored stays bounded (the shown ones, the first automatic answers of the minute, one audit
+    entry for the rest when the minute is over)."""
+    hostile = HostileServer("flood")
+    try:
+        owner = Owner(rig)
+        owner.server("flood", hostile.url)
+        token = owner.token()
+        started = threading.Thread(target=lambda: legacy_call(rig, token, "flood"), daemon=True)
+        started.start()
+        with hostile.answered:
+            hostile.answered.wait_for(lambda: hostile.answers >= FLOOD_QUESTIONS - FLOOD_SHOWN, 90)
+        check(hostile.answers >= FLOOD_QUESTIONS - FLOOD_SHOWN,
+              f"every question not shown was answered at once ({hostile.answers} of {FLOOD_QUESTIONS})")
+        started.join(60)
+        stored = int(rig.sql("SELECT COUNT(*) FROM elicitations")[0][0])
+        audited = int(rig.sql("SELECT COUNT(*) FROM audit_log WHERE action = 'elicitation.auto_answered'")[0][0])
+        check(stored <= FLOOD_SHOWN + 10, f"{stored} records stored for {FLOOD_QUESTIONS} questions")
+        check(audited <= 10, f"{audited} audit entries for them (the rest summed up when the minute ends)")
+    finally:
+        hostile.close()
+
+
 # --- main -------------------------------------------------------------------------------------
 
 
