@@ -224,11 +224,25 @@ pub struct UpstreamSettings {
         global = true
     )]
     pub response_timeout: String,
+    /// MiB of upstream messages not yet whole that all upstream connections together may hold
+    /// (one message may weigh 16 MiB; a server streaming one without end is cut off there).
+    #[arg(
+        long = "upstream-buffer-mib",
+        env = "HERALD_UPSTREAM_BUFFER_MIB",
+        default_value = "256",
+        global = true
+    )]
+    pub buffer_mib: String,
 }
 
 impl Default for UpstreamSettings {
     fn default() -> Self {
-        Self { connect_timeout: "5s".into(), handshake_timeout: "15s".into(), response_timeout: "30s".into() }
+        Self {
+            connect_timeout: "5s".into(),
+            handshake_timeout: "15s".into(),
+            response_timeout: "30s".into(),
+            buffer_mib: "256".into(),
+        }
     }
 }
 
@@ -238,6 +252,8 @@ pub struct UpstreamLimits {
     pub connect: Duration,
     pub handshake: Duration,
     pub response_headers: Duration,
+    /// Bytes of incomplete upstream messages held at once, across every connection.
+    pub buffer: usize,
 }
 
 impl Default for UpstreamLimits {
@@ -705,6 +721,20 @@ impl Config {
                 "--upstream-response-timeout",
                 "HERALD_UPSTREAM_RESPONSE_TIMEOUT",
             )?,
+            buffer: raw
+                .buffer_mib
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|m| (16..=65_536).contains(m))
+                .map(|m| m * 1024 * 1024)
+                .ok_or_else(|| {
+                    bad(
+                        "--upstream-buffer-mib",
+                        "HERALD_UPSTREAM_BUFFER_MIB",
+                        format!("{:?} is not a whole number of MiB from 16 to 65536", raw.buffer_mib),
+                    )
+                })?,
         })
     }
 
@@ -877,6 +907,7 @@ mod tests {
             (|r| r.upstream.connect_timeout = "0s".into(), "HERALD_UPSTREAM_CONNECT_TIMEOUT"),
             (|r| r.upstream.handshake_timeout = "soon".into(), "HERALD_UPSTREAM_HANDSHAKE_TIMEOUT"),
             (|r| r.upstream.response_timeout = "3600s".into(), "HERALD_UPSTREAM_RESPONSE_TIMEOUT"),
+            (|r| r.upstream.buffer_mib = "8".into(), "HERALD_UPSTREAM_BUFFER_MIB"),
             (|r| r.limits.calls_per_token = "0".into(), "HERALD_MAX_CALLS_PER_TOKEN"),
             (|r| r.limits.sessions_per_token = "many".into(), "HERALD_MAX_SESSIONS_PER_TOKEN"),
             (|r| r.hardening.trusted_proxies = Some("10.0.0.0/8, nope".into()), "HERALD_TRUSTED_PROXIES"),

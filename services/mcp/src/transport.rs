@@ -25,6 +25,8 @@ use crate::jsonrpc::{ErrorObject, Message};
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// The most one SSE response may carry in total before Herald stops reading.
 pub const MAX_STREAM_BYTES: u64 = 256 * 1024 * 1024;
+/// What an event may hold before it counts against a read budget.
+const UNCOUNTED_EVENT_BYTES: usize = 64 * 1024;
 /// What an SSE event may add to its message on the wire (field names, `id`,
 /// `event`, line ends): the raw event is bounded by the message limit plus this.
 const MAX_EVENT_OVERHEAD: usize = 64 * 1024;
@@ -113,11 +115,54 @@ pub struct Endpoint {
     headers: HeaderMap,
     observer: Option<Arc<dyn Observer>>,
     response_timeout: Duration,
+    budget: Option<Arc<ReadBudget>>,
+}
+
+/// How many bytes of upstream messages not yet whole the streams sharing it
+/// may hold at once (a process's every upstream connection, say): the
+/// per-message limit bounds one stream, this bounds them all.
+#[derive(Debug)]
+pub struct ReadBudget {
+    used: std::sync::atomic::AtomicUsize,
+    limit: usize,
+}
+
+impl ReadBudget {
+    pub fn new(limit: usize) -> Arc<Self> {
+        Arc::new(ReadBudget { used: Default::default(), limit })
+    }
+
+    /// Bytes held now.
+    pub fn used(&self) -> usize {
+        self.used.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn take(&self, bytes: usize) -> Result<(), StreamReadError> {
+        use std::sync::atomic::Ordering;
+        if self.used.fetch_add(bytes, Ordering::Relaxed) + bytes > self.limit {
+            self.used.fetch_sub(bytes, Ordering::Relaxed);
+            return Err(StreamReadError(format!(
+                "Herald is reading {} MiB of large messages from upstream servers at once, the most it holds; try again",
+                self.limit / (1024 * 1024)
+            )));
+        }
+        Ok(())
+    }
+
+    fn give_back(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Endpoint {
     pub fn new(http: reqwest::Client, url: reqwest::Url, headers: HeaderMap) -> Self {
-        Self { http, url, headers, observer: None, response_timeout: RESPONSE_HEADERS_TIMEOUT }
+        Self { http, url, headers, observer: None, response_timeout: RESPONSE_HEADERS_TIMEOUT, budget: None }
+    }
+
+    /// Counts what this endpoint's streams hold of messages not yet whole against `budget`.
+    pub fn read_budget(mut self, budget: Arc<ReadBudget>) -> Self {
+        self.budget = Some(budget);
+        self
     }
 
     /// Waits at most `limit` for the response headers of each request.
@@ -216,7 +261,7 @@ impl Endpoint {
             return Err(error);
         }
         let reply = match content_type(&response).as_deref() {
-            Some("text/event-stream") => Reply::Stream(MessageStream::new(response)),
+            Some("text/event-stream") => Reply::Stream(MessageStream::new(response, self.budget.clone())),
             Some("application/json") => {
                 // The body of one JSON reply follows its headers at once; one that trickles is cut off.
                 let bytes = tokio::time::timeout(self.response_timeout, read_limited(response))
@@ -270,7 +315,7 @@ impl Endpoint {
             StatusCode::METHOD_NOT_ALLOWED => Ok(None),
             StatusCode::NOT_FOUND => Err(TransportError::SessionExpired),
             s if s.is_success() && content_type(&response).as_deref() == Some("text/event-stream") => {
-                Ok(Some(MessageStream::new(response)))
+                Ok(Some(MessageStream::new(response, self.budget.clone())))
             }
             s if s.is_success() => {
                 Err(TransportError::Protocol("the GET stream is not text/event-stream".into()))
@@ -388,11 +433,11 @@ pub struct MessageStream {
 }
 
 impl MessageStream {
-    fn new(response: reqwest::Response) -> Self {
+    fn new(response: reqwest::Response, budget: Option<Arc<ReadBudget>>) -> Self {
         let mut remaining = MAX_STREAM_BYTES;
         // The parser keeps an event until it ends: a server that never ends one
         // must be stopped while it sends it, not once it is done.
-        let mut event = EventBound::default();
+        let mut event = EventBound { budget, ..EventBound::default() };
         let bytes = response.bytes_stream().map(move |chunk| {
             let chunk: Bytes = chunk.map_err(|e| StreamReadError(without_url(&e)))?;
             remaining = remaining
@@ -450,6 +495,18 @@ struct EventBound {
     line_ended: bool,
     /// The last byte was CR (an LF right after it belongs to the same line end).
     after_cr: bool,
+    /// What the event being read holds is counted here, if anywhere.
+    budget: Option<Arc<ReadBudget>>,
+    /// Bytes of the current event counted in the budget.
+    charged: usize,
+}
+
+impl Drop for EventBound {
+    fn drop(&mut self) {
+        if let Some(budget) = &self.budget {
+            budget.give_back(self.charged);
+        }
+    }
 }
 
 impl EventBound {
@@ -479,6 +536,16 @@ impl EventBound {
                 MAX_MESSAGE_BYTES / (1024 * 1024)
             )));
         }
+        // Only what an event holds beyond a small start is counted: most events are small.
+        let held = self.size.saturating_sub(UNCOUNTED_EVENT_BYTES);
+        if let Some(budget) = &self.budget {
+            if held > self.charged {
+                budget.take(held - self.charged)?;
+            } else {
+                budget.give_back(self.charged - held);
+            }
+            self.charged = held;
+        }
         Ok(())
     }
 }
@@ -491,6 +558,23 @@ pub fn header(name: &'static str, value: &str) -> Option<(HeaderName, HeaderValu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streams_sharing_a_budget_hold_no_more_than_it_together() {
+        let budget = ReadBudget::new(1024 * 1024);
+        let mut one = EventBound { budget: Some(budget.clone()), ..EventBound::default() };
+        let mut two = EventBound { budget: Some(budget.clone()), ..EventBound::default() };
+        let chunk = vec![b'x'; 600 * 1024];
+        one.read(&chunk).expect("within the budget");
+        assert!(two.read(&chunk).is_err(), "together over the budget");
+        drop(two); // a stream whose read failed ends
+        one.read(b"\n\n").unwrap(); // the first event ends: what it held is given back
+        let mut three = EventBound { budget: Some(budget.clone()), ..EventBound::default() };
+        three.read(&chunk).expect("room again");
+        drop(three);
+        drop(one);
+        assert_eq!(budget.used(), 0, "everything is given back");
+    }
 
     #[test]
     fn an_event_is_bounded_while_it_is_read_whatever_its_line_ends() {

@@ -304,21 +304,21 @@ impl Relay<'_> {
         let relay_limit = Duration::from_secs(u64::from(self.ctx.policy.elicitation.timeout_secs));
         // What Herald POSTs to the server meanwhile (answers, refusals, pongs) is sent
         // beside the loop, so that a server slow to take them cannot stop the call
-        // from noticing its agent leave.
-        let mut replies = FuturesUnordered::new();
-        let reply = |message: Message| {
-            async move {
-                if let Err(e) = link.reply(message).await {
-                    tracing::warn!(error = %e, "could not send an answer upstream");
-                }
-            }
-            .boxed()
-        };
+        // from noticing its agent leave; a few at a time, so that a server flooding
+        // the call with requests is not flooded back.
+        let mut replies = Outbox::new(link);
         let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
         keepalive.reset();
         let idle = tokio::time::sleep(UPSTREAM_IDLE);
         tokio::pin!(idle);
         let outcome = loop {
+            if replies.overflowed {
+                self.end_all(open.values().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                let params =
+                    json!({ "requestId": upstream_id, "reason": "the server asked too much too fast" });
+                let _ = Box::pin(link.notify("notifications/cancelled", params)).await;
+                break Some(self.flooded());
+            }
             tokio::select! {
                 () = self.gone() => {
                     self.end_all(open.values().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
@@ -348,7 +348,7 @@ impl Relay<'_> {
                             match Box::pin(prepare(self.ctx, params.as_deref(), "legacy")).await {
                                 Err(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
-                                    replies.push(reply(Message::error(Some(id), INVALID_PARAMS, why)));
+                                    replies.push(Message::error(Some(id), INVALID_PARAMS, why));
                                 }
                                 Ok((ctx, record)) => match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
                                     Ok(waiter) => {
@@ -370,19 +370,19 @@ impl Relay<'_> {
                                     Err(e) => {
                                         tracing::error!(error = %e, "could not store an elicitation");
                                         let refusal = "the host could not record the request";
-                                        replies.push(reply(Message::error(Some(id), INTERNAL_ERROR, refusal)));
+                                        replies.push(Message::error(Some(id), INTERNAL_ERROR, refusal));
                                     }
                                 },
                             }
                         }
                         Message::Request { id, method, .. } if method == "ping" => {
-                            replies.push(reply(Message::response(id, raw(&json!({})))));
+                            replies.push(Message::response(id, raw(&json!({}))));
                         }
                         Message::Request { id, method, params } => {
                             match relay::refusal(&method, &self.request.agent, link.relayed()) {
                                 Some(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, %method, reason = %why, "server request not relayed");
-                                    replies.push(reply(relay::refused(id, &why)));
+                                    replies.push(relay::refused(id, &why));
                                 }
                                 None if matches!(self.request.agent, AgentEra::Modern { .. }) => {
                                     // A 2026-07-28 agent is asked the 2026-07-28 way: by an
@@ -396,7 +396,7 @@ impl Relay<'_> {
                                                 Some(result) => Ok(Message::response(id.clone(), raw(&result))),
                                                 None => Err("the agent retried without answering".to_owned()),
                                             };
-                                            replies.push(reply(relay::to_server(id, answer)));
+                                            replies.push(relay::to_server(id, answer));
                                         }
                                         Err(why) => {
                                             // Nobody is there to take the call's answer: it ends.
@@ -466,7 +466,7 @@ impl Relay<'_> {
                     let outcome = ended.outcome.expect("an ended elicitation has an outcome");
                     // A server that withdrew its request must not get an answer.
                     if outcome.decided_by != DecidedBy::Server.as_str() {
-                        replies.push(reply(Message::response(server_request, raw(&elicit_result(&outcome)))));
+                        replies.push(Message::response(server_request, raw(&elicit_result(&outcome))));
                     }
                 }
                 Some((server_id, herald_id, got)) = relaying.next() => {
@@ -479,7 +479,7 @@ impl Relay<'_> {
                             Err(format!("the agent did not answer within {} seconds", relay_limit.as_secs()))
                         }
                     };
-                    replies.push(reply(relay::to_server(server_id, answer)));
+                    replies.push(relay::to_server(server_id, answer));
                 }
                 Some(()) = replies.next() => {}
                 _ = keepalive.tick(), if !open.is_empty() || !relaying.is_empty() => {
@@ -550,6 +550,14 @@ impl Relay<'_> {
         self.agent_id = resumed.id;
         self.progress_token = resumed.progress_token;
         Ok(resumed.responses)
+    }
+
+    /// The end of a call whose server asked far more than it took answers for.
+    fn flooded(&self) -> Message {
+        let why = TransportError::Protocol(format!(
+            "it asked for more than {REPLIES_QUEUED} answers faster than it took them"
+        ));
+        self.upstream_error(&why)
     }
 
     /// A legacy server's final message for the agent, unless it broke its era:
@@ -809,6 +817,58 @@ fn legacy_params(params: &RawObject) -> RawObject {
 fn url_elicitation_id(params: Option<&RawValue>) -> Option<String> {
     let value: Value = serde_json::from_str(params?.get()).ok()?;
     value.get("elicitationId")?.as_str().filter(|id| !id.is_empty()).map(str::to_owned)
+}
+
+/// Answers Herald POSTs to one call's server at once, and answers it keeps waiting behind them.
+const REPLIES_SENDING: usize = 8;
+const REPLIES_QUEUED: usize = 4096;
+
+/// What a call POSTs to its legacy server beside its loop: a few at a time, the
+/// rest queued in order, up to a bound a well-behaved server never reaches.
+struct Outbox<'l> {
+    link: &'l LegacyLink,
+    sending: FuturesUnordered<futures_util::future::BoxFuture<'l, ()>>,
+    queued: VecDeque<Message>,
+    /// The server asked for more answers than it took: the call ends.
+    overflowed: bool,
+}
+
+impl<'l> Outbox<'l> {
+    fn new(link: &'l LegacyLink) -> Self {
+        Outbox { link, sending: FuturesUnordered::new(), queued: VecDeque::new(), overflowed: false }
+    }
+
+    fn send(&self, message: Message) -> futures_util::future::BoxFuture<'l, ()> {
+        let link = self.link;
+        async move {
+            if let Err(e) = link.reply(message).await {
+                tracing::warn!(error = %e, "could not send an answer upstream");
+            }
+        }
+        .boxed()
+    }
+
+    /// Sends `message` when a place is free; past the queue's bound, marks the outbox overflowed.
+    fn push(&mut self, message: Message) {
+        if self.sending.len() < REPLIES_SENDING {
+            self.sending.push(self.send(message));
+        } else if self.queued.len() < REPLIES_QUEUED {
+            self.queued.push_back(message);
+        } else {
+            self.overflowed = true;
+        }
+    }
+
+    /// One answer sent; `None` when nothing is being sent.
+    async fn next(&mut self) -> Option<()> {
+        let sent = self.sending.next().await;
+        if sent.is_some()
+            && let Some(message) = self.queued.pop_front()
+        {
+            self.sending.push(self.send(message));
+        }
+        sent
+    }
 }
 
 /// What a legacy server sent while its call was parked, in order (`None`: the stream ended).

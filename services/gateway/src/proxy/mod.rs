@@ -81,6 +81,8 @@ pub struct CallContext {
 pub struct Proxy {
     http: reqwest::Client,
     limits: crate::config::UpstreamLimits,
+    /// What every upstream connection together may hold of messages not yet whole.
+    read_budget: Arc<herald_mcp::transport::ReadBudget>,
     calls: CallCounts,
     /// Which addresses upstream connections may reach (`crate::egress`).
     egress: crate::egress::EgressPolicy,
@@ -202,6 +204,7 @@ impl Proxy {
         Self {
             http,
             limits,
+            read_budget: herald_mcp::transport::ReadBudget::new(limits.buffer),
             egress: egress.clone(),
             calls: CallCounts::default(),
             sessions: Default::default(),
@@ -292,6 +295,7 @@ impl Proxy {
         let observer = crate::telemetry::upstream::observer(org, &server.slug, &url);
         Ok(Endpoint::new(self.http.clone(), url, map)
             .response_timeout(self.limits.response_headers)
+            .read_budget(self.read_budget.clone())
             .observed(observer))
     }
 

@@ -32,6 +32,8 @@ enum Hostile {
     /// Opens a 2025-11-25 session, asks a question on the call's stream, and never takes the
     /// answer's POST (no response at all).
     StallsAnswers,
+    /// Like `StallsAnswers`, but asks thousands of questions at once.
+    FloodsAndStalls,
 }
 
 /// The methods of the messages a hostile server was sent, in order (`(answer)` for responses).
@@ -79,7 +81,9 @@ async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response 
     let message: Value = serde_json::from_slice(&body).unwrap_or_default();
     let id = message["id"].clone();
     let method = message["method"].as_str().unwrap_or_default();
-    if matches!(hostile, Hostile::StallsAnswers) && message.get("result").is_some() {
+    if matches!(hostile, Hostile::StallsAnswers | Hostile::FloodsAndStalls)
+        && (message.get("result").is_some() || message.get("error").is_some())
+    {
         std::future::pending::<()>().await; // the answer's POST is never taken
     }
     if message.get("method").is_none() || id.is_null() {
@@ -87,7 +91,10 @@ async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response 
     }
     match (hostile, method) {
         (
-            Hostile::InputRequiredInALegacySession | Hostile::EndlessEvent | Hostile::StallsAnswers,
+            Hostile::InputRequiredInALegacySession
+            | Hostile::EndlessEvent
+            | Hostile::StallsAnswers
+            | Hostile::FloodsAndStalls,
             "initialize",
         ) => {
             let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "hostile", "version": "1" } });
@@ -122,6 +129,20 @@ async fn answer(hostile: Hostile, _headers: HeaderMap, body: Bytes) -> Response 
             let first = futures_util::stream::once(async move {
                 Ok::<_, std::io::Error>(Bytes::from(format!("event: message\ndata: {ask}\n\n")))
             });
+            let then_silence = futures_util::StreamExt::chain(first, futures_util::stream::pending());
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(then_silence)).into_response()
+        }
+        (Hostile::FloodsAndStalls, "tools/call") => {
+            let asks: String = (0..5000)
+                .map(|n| {
+                    let ask = json!({ "jsonrpc": "2.0", "id": n, "method": "elicitation/create", "params": {
+                        "message": format!("Question {n}"),
+                        "requestedSchema": { "type": "object", "properties": { "x": { "type": "string" } } },
+                    } });
+                    format!("event: message\ndata: {ask}\n\n")
+                })
+                .collect();
+            let first = futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(asks)) });
             let then_silence = futures_util::StreamExt::chain(first, futures_util::stream::pending());
             ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(then_silence)).into_response()
         }
@@ -306,4 +327,15 @@ async fn a_stalled_answer_does_not_keep_the_call_from_seeing_its_agent_leave() {
     until_sent(&w.seen, "(answer)").await;
     call.abort(); // the agent hangs up while the server sits on the answer
     until_sent(&w.seen, "notifications/cancelled").await;
+}
+
+/// A server that asks thousands of questions and takes none of the answers is not answered
+/// without bound: past a queue of answers, the call ends naming the server, and nothing is
+/// left pending.
+#[tokio::test]
+async fn a_server_asking_far_more_than_it_takes_answers_for_ends_its_call() {
+    let w = world(Hostile::FloodsAndStalls).await;
+    let done = Agent::legacy(&w.app, &w.token, "hostile").await.call(1, "anything", json!({})).await;
+    names_the_server_and("asked for more than 4096 answers faster than it took them", &error_text(&done));
+    nothing_pending(&w).await;
 }
