@@ -98,6 +98,15 @@ impl Agent {
         }
     }
 
+    /// Ends the legacy session, as a well-behaved agent does when it is done
+    /// (Herald caps the sessions one token holds open).
+    pub async fn close(self) -> anyhow::Result<()> {
+        if let Some(session) = &self.session {
+            self.endpoint.delete_session(session, "2025-11-25").await?;
+        }
+        Ok(())
+    }
+
     /// Calls `tool` and returns the text of its result.
     pub async fn call(&self, tool: &str, arguments: Value) -> anyhow::Result<String> {
         let mut params = json!({ "name": tool, "arguments": arguments });

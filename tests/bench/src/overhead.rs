@@ -66,6 +66,7 @@ pub async fn run(
             latency.push(ms(t.elapsed()));
         }
     }
+    try_join_all(agents.into_iter().map(Agent::close)).await?;
 
     let mut per_s = Vec::new();
     for (url, token) in paths {
@@ -86,6 +87,7 @@ pub async fn run(
         }))
         .await?;
         per_s.push((WORKERS * scale.c32_calls_per_worker) as f64 / elapsed_s(t.elapsed()));
+        try_join_all(agents.into_iter().map(Agent::close)).await?;
     }
     Ok(Run {
         direct_ms: median(&latencies[0]),
