@@ -224,8 +224,9 @@ pub struct UpstreamSettings {
         global = true
     )]
     pub response_timeout: String,
-    /// MiB of upstream messages not yet whole that all upstream connections together may hold
-    /// (one message may weigh 16 MiB; a server streaming one without end is cut off there).
+    /// MiB of memory the buffers of upstream messages not yet whole may take, all upstream
+    /// connections together, each buffer at its capacity (one message may weigh 16 MiB; a server
+    /// streaming one without end is cut off there).
     #[arg(
         long = "upstream-buffer-mib",
         env = "HERALD_UPSTREAM_BUFFER_MIB",

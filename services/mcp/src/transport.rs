@@ -118,9 +118,10 @@ pub struct Endpoint {
     budget: Option<Arc<ReadBudget>>,
 }
 
-/// How many bytes of upstream messages not yet whole the streams sharing it
-/// may hold at once (a process's every upstream connection, say): the
-/// per-message limit bounds one stream, this bounds them all.
+/// How much memory the buffers of upstream messages not yet whole may take
+/// at once, across the streams sharing it (a process's every upstream
+/// connection, say): the per-message limit bounds one stream, this bounds them
+/// all. A buffer counts at its capacity (the next power of two of its size).
 #[derive(Debug)]
 pub struct ReadBudget {
     used: std::sync::atomic::AtomicUsize,
@@ -536,8 +537,9 @@ impl EventBound {
                 MAX_MESSAGE_BYTES / (1024 * 1024)
             )));
         }
-        // Only what an event holds beyond a small start is counted: most events are small.
-        let held = self.size.saturating_sub(UNCOUNTED_EVENT_BYTES);
+        // Only events past a small start are counted (most events are small), and
+        // at the memory their buffer takes: it grows by doubling.
+        let held = if self.size > UNCOUNTED_EVENT_BYTES { self.size.next_power_of_two() } else { 0 };
         if let Some(budget) = &self.budget {
             if held > self.charged {
                 budget.take(held - self.charged)?;
@@ -566,6 +568,7 @@ mod tests {
         let mut two = EventBound { budget: Some(budget.clone()), ..EventBound::default() };
         let chunk = vec![b'x'; 600 * 1024];
         one.read(&chunk).expect("within the budget");
+        assert_eq!(budget.used(), 1024 * 1024, "counted at what its doubling buffer takes");
         assert!(two.read(&chunk).is_err(), "together over the budget");
         drop(two); // a stream whose read failed ends
         one.read(b"\n\n").unwrap(); // the first event ends: what it held is given back
