@@ -9,9 +9,9 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::broker::{self, Broker};
-use crate::cache::{Caches, Forget};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
+use crate::lookup::{Forget, Lookups};
 use crate::passwords::Passwords;
 use crate::proxy::Proxy;
 use crate::storage::{self, Store};
@@ -26,7 +26,8 @@ pub struct AppInner {
     pub keys: Keys,
     pub broker: Arc<Broker>,
     pub proxy: Proxy,
-    pub caches: Caches,
+    /// The cached reads of the call path (tokens, servers, policies, memberships).
+    pub lookups: Lookups,
     /// Bounded password hashing (`HERALD_PASSWORD_HASHING_*`).
     pub passwords: Passwords,
     /// Open dashboard websockets per person (`HERALD_MAX_WEBSOCKETS_PER_USER`).
@@ -53,7 +54,7 @@ impl AppState {
     /// A change made here or on another replica: cached entries go, and so
     /// do the calls, sessions and links it leaves standing on a stale footing.
     pub fn apply(&self, change: &Forget) {
-        self.caches.apply(change);
+        self.lookups.forget(change);
         self.proxy.retire(change);
         self.close_sockets(change);
     }
@@ -98,16 +99,8 @@ impl AppState {
         let passwords = Passwords::new(config.hardening.hashing_concurrency, config.hardening.hashing_queue);
         let sockets = crate::api::ws::Seats::new(config.hardening.max_websockets_per_user);
         let proxy = Proxy::new(config.upstream, &config.egress);
-        Self(Arc::new(AppInner {
-            passwords,
-            sockets,
-            config,
-            store,
-            keys,
-            broker,
-            proxy,
-            caches: Caches::default(),
-        }))
+        let lookups = Lookups::new(store.clone());
+        Self(Arc::new(AppInner { lookups, passwords, sockets, config, store, keys, broker, proxy }))
     }
 }
 

@@ -7,7 +7,6 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::api::auth::OrgAccess;
 use crate::storage::{AuditEntry, Store};
 
 /// Who did it.
@@ -47,9 +46,4 @@ pub async fn record(store: &dyn Store, org_id: Uuid, actor: Actor, action: &str,
     if let Err(e) = store.audit(&entry).await {
         tracing::error!(error = %e, %org_id, action, "could not write an audit entry");
     }
-}
-
-/// An admin (or member) action through the API, by the caller.
-pub async fn by(access: &OrgAccess, store: &dyn Store, action: &str, subject: Subject) {
-    record(store, access.org_id(), Actor::User(access.user().id), action, subject).await;
 }

@@ -80,7 +80,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<DemoServerHandle> {
                 name: "Demo Server".into(),
                 url: url.clone(),
                 header_names: vec![],
-                headers_sealed: state.keys.seal(&crate::api::servers::header_context(org_id, id), b"{}"),
+                headers_sealed: state.keys.seal(&crate::lookup::headers::context(org_id, id), b"{}"),
                 protocol: Default::default(),
             };
             store.create_server(org_id, new, now).await?;

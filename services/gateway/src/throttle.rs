@@ -19,13 +19,21 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
-use crate::api::client::throttle_scope;
-use crate::api::error::{ApiError, ApiResult};
 use crate::app::AppState;
 use crate::audit::{self, Subject};
 use crate::config::LoginLimits;
+use crate::problem::{ApiError, ApiResult};
 use crate::storage::User;
 use crate::telemetry::metrics::metrics;
+
+/// The address as the throttle counts it: an IPv6 client usually holds a whole /64, so that
+/// is what counts as one address.
+pub fn throttle_scope(addr: IpAddr) -> IpAddr {
+    match addr.to_canonical() {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        v4 => v4,
+    }
+}
 
 /// One sign-in attempt's two keys.
 pub struct Attempt {
@@ -159,6 +167,13 @@ pub fn spawn_purge(state: &AppState) -> tokio::task::JoinHandle<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_clients_count_by_their_64() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(throttle_scope(ip("2001:db8:1:2:3:4:5:6")), ip("2001:db8:1:2::"));
+        assert_eq!(throttle_scope(ip("198.51.100.7")), ip("198.51.100.7"));
+    }
 
     #[test]
     fn back_off_doubles_from_the_allowance_up_to_the_cap() {

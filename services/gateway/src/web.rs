@@ -7,7 +7,7 @@ use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::api::error::ApiError;
+use crate::problem::ApiError;
 
 #[derive(rust_embed::Embed)]
 #[folder = "../../web-ui/"]

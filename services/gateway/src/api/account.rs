@@ -9,13 +9,13 @@ use time::OffsetDateTime;
 
 use super::auth::{Principal, SessionUser};
 use super::client::ClientAddr;
-use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::session;
 use super::views::AccountView;
 use crate::app::AppState;
-use crate::cache::Forget;
 use crate::domain::{Email, Password};
+use crate::lookup::Forget;
+use crate::problem::{ApiError, ApiResult};
 use crate::storage::UserCredentials;
 use crate::throttle::Attempt;
 

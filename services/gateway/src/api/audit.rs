@@ -7,8 +7,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::auth::OrgAccess;
-use super::error::{ApiError, ApiResult, FieldError};
 use crate::app::AppState;
+use crate::problem::{ApiError, ApiResult, FieldError};
 use crate::storage::{AuditEntry, AuditQuery};
 
 const DEFAULT_PAGE: u32 = 50;

@@ -5,23 +5,20 @@
 //! acts as its user inside its one organisation only.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::header;
 use axum::http::request::Parts;
-use time::{Duration, OffsetDateTime};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::error::ApiError;
 use super::session;
 use crate::app::AppState;
+use crate::audit::{self, Actor, Subject};
 use crate::crypto;
 use crate::domain::Role;
-use crate::storage::{Membership, TokenPrincipal, User};
-
-/// How often `last_used_at` is written for a busy token.
-const TOKEN_TOUCH_INTERVAL: Duration = Duration::minutes(1);
+use crate::problem::ApiError;
+use crate::storage::{Membership, Store, TokenPrincipal, User};
 
 #[derive(Debug, Clone)]
 pub enum Principal {
@@ -50,7 +47,8 @@ impl FromRequestParts<AppState> for Principal {
                 .map(str::trim)
                 .filter(|t| crypto::looks_like_api_token(t))
                 .ok_or(ApiError::Unauthenticated)?;
-            return authenticate_token(state, token).await.map(|t| Principal::Token(Box::new(t)));
+            let principal = state.lookups.token(token).await?.ok_or(ApiError::Unauthenticated)?;
+            return Ok(Principal::Token(Box::new(principal)));
         }
         let jwt = session::from_headers(state, &parts.headers).ok_or(ApiError::Unauthenticated)?;
         let claims = session::verify(state, jwt).ok_or(ApiError::Unauthenticated)?;
@@ -62,36 +60,6 @@ impl FromRequestParts<AppState> for Principal {
             .ok_or(ApiError::Unauthenticated)?;
         Ok(Principal::Session { user, session_id: claims.sid })
     }
-}
-
-pub async fn authenticate_token(state: &AppState, token: &str) -> Result<TokenPrincipal, ApiError> {
-    let now = OffsetDateTime::now_utc();
-    let hash = crypto::token_hash(token);
-    let cached = state.caches.token(&hash).filter(|p| p.expires_at.is_none_or(|at| at > now));
-    let principal = match cached {
-        Some(principal) => principal,
-        None => {
-            let found =
-                state.store.authenticate_api_token(&hash, now).await?.ok_or(ApiError::Unauthenticated)?;
-            let found = Arc::new(found);
-            state.caches.put_token(hash.clone(), found.clone());
-            found
-        }
-    };
-    if principal.last_used_at.is_none_or(|at| now - at >= TOKEN_TOUCH_INTERVAL) {
-        // Off the request path: a missed write only makes `last_used_at` coarser.
-        let mut touched = (*principal).clone();
-        touched.last_used_at = Some(now);
-        state.caches.put_token(hash, Arc::new(touched));
-        let store = state.store.clone();
-        let token_id = principal.token_id;
-        tokio::spawn(async move {
-            if let Err(e) = store.touch_api_token(token_id, now).await {
-                tracing::debug!(error = %e, "could not record token use");
-            }
-        });
-    }
-    Ok((*principal).clone())
 }
 
 /// A person signed in to the dashboard; API tokens are refused. For account
@@ -132,6 +100,11 @@ impl OrgAccess {
 
     pub fn role(&self) -> Role {
         self.membership.role
+    }
+
+    /// Records an action the caller took in the org (see `crate::audit`).
+    pub async fn audit(&self, store: &dyn Store, action: &str, subject: Subject) {
+        audit::record(store, self.org_id(), Actor::User(self.user().id), action, subject).await;
     }
 
     pub fn require_admin(&self) -> Result<(), ApiError> {

@@ -13,9 +13,9 @@ use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
 
-use super::error::ApiError;
 use crate::app::AppState;
 use crate::config::Cidr;
+use crate::problem::ApiError;
 
 /// The client's address, as far as Herald can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,15 +68,6 @@ fn parse_hop(hop: &str) -> Option<IpAddr> {
     hop.parse::<SocketAddr>().ok().map(|s| s.ip().to_canonical())
 }
 
-/// The address as the throttle counts it: an IPv6 client usually holds a whole /64, so that
-/// is what counts as one address.
-pub fn throttle_scope(addr: IpAddr) -> IpAddr {
-    match addr.to_canonical() {
-        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
-        v4 => v4,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,11 +110,5 @@ mod tests {
         // IPv4-mapped IPv6 peers of a dual-stack socket are matched as IPv4.
         assert_eq!(resolve(ip("::ffff:10.0.0.5"), &headers(&["198.51.100.7"]), &trusted), ip("198.51.100.7"));
         assert_eq!(resolve(ip("10.0.0.5"), &headers(&["[2001:db8::1]:443"]), &trusted), ip("2001:db8::1"));
-    }
-
-    #[test]
-    fn ipv6_clients_count_by_their_64() {
-        assert_eq!(throttle_scope(ip("2001:db8:1:2:3:4:5:6")), ip("2001:db8:1:2::"));
-        assert_eq!(throttle_scope(ip("198.51.100.7")), ip("198.51.100.7"));
     }
 }

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::auth::OrgAccess;
-use super::error::{ApiError, ApiResult};
 use super::json::ValidJson;
 use crate::app::AppState;
+use crate::problem::{ApiError, ApiResult};
 use crate::proxy::console::{self, ConnectionReport, ConsoleError, Member};
 use crate::storage::Server;
 

@@ -8,8 +8,8 @@ use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::error::ApiError;
 use crate::app::AppState;
+use crate::problem::ApiError;
 
 pub async fn refuse_cross_site(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if is_cross_site(&state, &request) {

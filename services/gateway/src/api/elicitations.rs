@@ -6,12 +6,12 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::auth::OrgAccess;
-use super::error::{ApiError, ApiResult, FieldError};
 use super::json::ValidJson;
 use super::orgs::parse_id;
 use crate::app::AppState;
 use crate::broker::events::ElicitationView;
 use crate::broker::respond::{Answer, RespondError, respond};
+use crate::problem::{ApiError, ApiResult, FieldError};
 use crate::storage::ElicitationQuery;
 
 const DEFAULT_PAGE: u32 = 50;

@@ -12,7 +12,6 @@ use time::{Duration, OffsetDateTime};
 use super::account::check_password;
 use super::auth::{OrgAccess, Principal};
 use super::client::ClientAddr;
-use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::orgs::parse_id;
 use super::session;
@@ -21,6 +20,7 @@ use crate::app::AppState;
 use crate::audit::{self, Subject};
 use crate::crypto;
 use crate::domain::{DisplayName, Email, Password, Role};
+use crate::problem::{ApiError, ApiResult};
 use crate::storage::{Joiner, NewInvite, NewUser};
 use crate::throttle::Attempt;
 
@@ -83,18 +83,18 @@ pub async fn create(
         )
         .await?;
     tracing::info!(org = %access.membership.org.slug, invite_id = %invite.id, "invite created");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "invite.created",
-        Subject {
-            details: Some(
-                serde_json::json!({ "invite_id": invite.id, "email": invite.email, "role": invite.role }),
-            ),
-            ..Default::default()
-        },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "invite.created",
+            Subject {
+                details: Some(
+                    serde_json::json!({ "invite_id": invite.id, "email": invite.email, "role": invite.role }),
+                ),
+                ..Default::default()
+            },
+        )
+        .await;
     let link = state.config.dashboard_link("invite", &secret);
     Ok((StatusCode::CREATED, Json(CreatedInvite { invite: (&invite).into(), link })))
 }
@@ -107,13 +107,13 @@ pub async fn revoke(
     access.require_admin()?;
     let id = parse_id(&id)?;
     state.store.revoke_invite(access.org_id(), id, OffsetDateTime::now_utc()).await?;
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "invite.revoked",
-        Subject { details: Some(serde_json::json!({ "invite_id": id })), ..Default::default() },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "invite.revoked",
+            Subject { details: Some(serde_json::json!({ "invite_id": id })), ..Default::default() },
+        )
+        .await;
     Ok(StatusCode::NO_CONTENT)
 }
 

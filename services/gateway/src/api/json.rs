@@ -6,8 +6,8 @@ use axum::extract::{FromRequest, OptionalFromRequest, Request};
 use axum::http::{StatusCode, header};
 use serde::de::DeserializeOwned;
 
-use super::error::{ApiError, FieldError};
 use crate::domain::Invalid;
+use crate::problem::{ApiError, FieldError};
 
 /// Like `axum::Json`, with Herald's error shape. Body types must use
 /// `#[serde(deny_unknown_fields)]`.

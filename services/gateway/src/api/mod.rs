@@ -8,7 +8,6 @@ pub mod client;
 pub mod console;
 pub mod csrf;
 pub mod elicitations;
-pub mod error;
 pub mod health;
 pub mod invites;
 pub mod json;
@@ -32,7 +31,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::app::AppState;
-use error::ApiError;
+use crate::problem::ApiError;
 
 /// Request bodies of the REST API are small documents.
 pub const API_BODY_LIMIT: usize = 64 * 1024;

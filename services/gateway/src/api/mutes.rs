@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::auth::OrgAccess;
-use super::error::{ApiError, ApiResult};
 use super::json::ValidJson;
 use crate::app::AppState;
-use crate::audit::{self, Subject};
+use crate::audit::Subject;
+use crate::problem::{ApiError, ApiResult};
 use crate::storage::Mute;
 
 #[derive(Serialize)]
@@ -74,18 +74,18 @@ pub async fn add(
     })?;
     let now = OffsetDateTime::now_utc();
     state.store.mute(access.org_id(), access.user().id, server.id, "user", &note, now).await?;
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "mute.added",
-        Subject {
-            user_id: Some(access.user().id),
-            server_slug: Some(server.slug.clone()),
-            reason: Some("user".into()),
-            ..Default::default()
-        },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "mute.added",
+            Subject {
+                user_id: Some(access.user().id),
+                server_slug: Some(server.slug.clone()),
+                reason: Some("user".into()),
+                ..Default::default()
+            },
+        )
+        .await;
     let view = MuteView {
         server: MutedServer { slug: server.slug, name: server.name },
         reason: "user".into(),
@@ -102,12 +102,12 @@ pub async fn remove(
 ) -> ApiResult<StatusCode> {
     let server = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
     state.store.unmute(access.org_id(), access.user().id, server.id).await?;
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "mute.removed",
-        Subject { user_id: Some(access.user().id), server_slug: Some(slug), ..Default::default() },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "mute.removed",
+            Subject { user_id: Some(access.user().id), server_slug: Some(slug), ..Default::default() },
+        )
+        .await;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -8,13 +8,13 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::auth::{OrgAccess, SessionUser};
-use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::views::{MemberView, MembershipView};
 use crate::app::AppState;
-use crate::audit::{self, Subject};
-use crate::cache::Forget;
+use crate::audit::Subject;
 use crate::domain::{DisplayName, Role, Slug};
+use crate::lookup::Forget;
+use crate::problem::{ApiError, ApiResult};
 use crate::storage::{Joiner, Membership, NewOrg};
 
 #[derive(Deserialize)]
@@ -78,17 +78,17 @@ pub async fn set_role(
     let member = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
     state.forget(Forget::CachedMember { org_id: access.org_id(), user_id, left: false }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, role = body.role.as_str(), "role changed");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "member.role_changed",
-        Subject {
-            user_id: Some(user_id),
-            details: Some(serde_json::json!({ "role": body.role })),
-            ..Default::default()
-        },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "member.role_changed",
+            Subject {
+                user_id: Some(user_id),
+                details: Some(serde_json::json!({ "role": body.role })),
+                ..Default::default()
+            },
+        )
+        .await;
     Ok(Json((&member).into()))
 }
 
@@ -106,13 +106,13 @@ pub async fn remove(
     // Their calls, sessions and links in the org end on every replica.
     state.forget(Forget::CachedMember { org_id: access.org_id(), user_id, left: true }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, "member removed");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "member.removed",
-        Subject { user_id: Some(user_id), ..Default::default() },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "member.removed",
+            Subject { user_id: Some(user_id), ..Default::default() },
+        )
+        .await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -7,29 +7,15 @@ use herald_policy::OrgPolicy;
 use time::OffsetDateTime;
 
 use super::auth::OrgAccess;
-use super::error::{ApiError, ApiResult, FieldError};
 use super::json::ValidJson;
 use crate::app::AppState;
-use crate::audit::{self, Subject};
-use crate::cache::Forget;
+use crate::audit::Subject;
+use crate::lookup::Forget;
+use crate::problem::{ApiError, ApiResult, FieldError};
 
 /// The org's policy; fields it never set read as their defaults.
 pub async fn show(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<OrgPolicy>> {
-    Ok(Json(load(&state, access.org_id()).await?))
-}
-
-pub async fn load(state: &AppState, org_id: uuid::Uuid) -> ApiResult<OrgPolicy> {
-    if let Some(cached) = state.caches.policy(org_id) {
-        return Ok((*cached).clone());
-    }
-    let policy = match state.store.policy(org_id).await? {
-        None => OrgPolicy::default(),
-        Some(stored) => serde_json::from_value(stored.document).map_err(|e| {
-            ApiError::Internal(anyhow::anyhow!("stored policy of org {org_id} does not parse: {e}"))
-        })?,
-    };
-    state.caches.put_policy(org_id, std::sync::Arc::new(policy.clone()));
-    Ok(policy)
+    Ok(Json(state.lookups.policy(access.org_id()).await?))
 }
 
 /// Replaces the policy. Omitted fields take their defaults; every invalid
@@ -48,13 +34,13 @@ pub async fn replace(
     state.store.put_policy(access.org_id(), &document, access.user().id, OffsetDateTime::now_utc()).await?;
     state.forget(Forget::CachedPolicy { org_id: access.org_id() }).await;
     tracing::info!(org = %access.membership.org.slug, user_id = %access.user().id, "policy replaced");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "policy.updated",
-        Subject { details: Some(document), ..Default::default() },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "policy.updated",
+            Subject { details: Some(document), ..Default::default() },
+        )
+        .await;
     Ok(Json(policy))
 }
 

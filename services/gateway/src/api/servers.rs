@@ -3,7 +3,6 @@
 //! their org and server, and never returned: responses list their names only.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -13,15 +12,15 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::auth::OrgAccess;
-use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::views::ServerView;
 use crate::app::AppState;
-use crate::audit::{self, Subject};
-use crate::cache::Forget;
-use crate::crypto::Keys;
+use crate::audit::Subject;
 use crate::domain::{DisplayName, HeaderSet, ServerProtocol, Slug};
-use crate::storage::{CutOff, NewServer, Server, ServerChanges, StoreError};
+use crate::lookup::Forget;
+use crate::lookup::headers;
+use crate::problem::{ApiError, ApiResult};
+use crate::storage::{CutOff, NewServer, Server, ServerChanges};
 
 #[derive(Serialize)]
 pub struct ServerList {
@@ -79,7 +78,7 @@ pub async fn create(
                 name: checked(name).as_str().to_owned(),
                 url: checked(url).as_str().to_owned(),
                 header_names: headers.names(),
-                headers_sealed: seal_headers(&state.keys, access.org_id(), id, &headers),
+                headers_sealed: headers::seal(&state.keys, access.org_id(), id, &headers),
                 protocol: protocol.map(checked).unwrap_or_default(),
             },
             OffsetDateTime::now_utc(),
@@ -87,21 +86,21 @@ pub async fn create(
         .await?;
     state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server registered");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "server.registered",
-        Subject {
-            server_slug: Some(server.slug.clone()),
-            details: Some(serde_json::json!({
-                "url": server.url,
-                "header_names": server.header_names,
-                "protocol": server.protocol,
-            })),
-            ..Default::default()
-        },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "server.registered",
+            Subject {
+                server_slug: Some(server.slug.clone()),
+                details: Some(serde_json::json!({
+                    "url": server.url,
+                    "header_names": server.header_names,
+                    "protocol": server.protocol,
+                })),
+                ..Default::default()
+            },
+        )
+        .await;
     Ok((StatusCode::CREATED, Json((&server).into())))
 }
 
@@ -142,7 +141,7 @@ pub async fn update(
         url: url.map(|u| checked(u).as_str().to_owned()),
         headers: headers.map(|h| {
             let h = checked(h);
-            (h.names(), seal_headers(&state.keys, access.org_id(), existing.id, &h))
+            (h.names(), headers::seal(&state.keys, access.org_id(), existing.id, &h))
         }),
         protocol: protocol.map(checked),
     };
@@ -151,7 +150,7 @@ pub async fn update(
     // Links made with the old URL, headers or era are retired on every replica.
     state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
-    audit::by(&access, state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names, "protocol": server.protocol })), ..Default::default() }).await;
+    access.audit(state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names, "protocol": server.protocol })), ..Default::default() }).await;
     Ok(Json((&server).into()))
 }
 
@@ -165,13 +164,13 @@ pub async fn delete(
     state.store.delete_server(access.org_id(), &slug).await?;
     state.forget(changed(&existing)).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server deleted");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "server.deleted",
-        Subject { server_slug: Some(slug.clone()), ..Default::default() },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "server.deleted",
+            Subject { server_slug: Some(slug.clone()), ..Default::default() },
+        )
+        .await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -200,17 +199,17 @@ pub async fn cut_off(
     let server = state.store.set_cut_off(access.org_id(), &slug, Some(cut_off), now).await?;
     state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server cut off");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "server.cut_off",
-        Subject {
-            server_slug: Some(slug.clone()),
-            reason: server.cut_off.as_ref().map(|c| c.reason.clone()),
-            ..Default::default()
-        },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "server.cut_off",
+            Subject {
+                server_slug: Some(slug.clone()),
+                reason: server.cut_off.as_ref().map(|c| c.reason.clone()),
+                ..Default::default()
+            },
+        )
+        .await;
     // A cut-off server takes no calls: what it is asking right now ends at once.
     end_pending(&state, access.org_id(), server.id).await;
     Ok(Json((&server).into()))
@@ -225,13 +224,13 @@ pub async fn restore(
     let server = state.store.set_cut_off(access.org_id(), &slug, None, OffsetDateTime::now_utc()).await?;
     state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server restored");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "server.restored",
-        Subject { server_slug: Some(slug.clone()), ..Default::default() },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "server.restored",
+            Subject { server_slug: Some(slug.clone()), ..Default::default() },
+        )
+        .await;
     Ok(Json((&server).into()))
 }
 
@@ -248,40 +247,9 @@ fn check_headers(checks: &mut Checks, raw: &BTreeMap<String, String>) -> Option<
     }
 }
 
-/// The sealing context ties a ciphertext to its org and server row.
-pub fn header_context(org_id: Uuid, server_id: Uuid) -> Vec<u8> {
-    [org_id.as_bytes().as_slice(), server_id.as_bytes().as_slice()].concat()
-}
-
-fn seal_headers(keys: &Keys, org_id: Uuid, server_id: Uuid, headers: &HeaderSet) -> Vec<u8> {
-    let plain = serde_json::to_vec(headers).expect("a map of strings serializes");
-    keys.seal(&header_context(org_id, server_id), &plain)
-}
-
-/// The org's server `slug` as the registry has it now: from this replica's cache, whose
-/// entries every replica drops before an edit, cut-off or deletion is answered, else read.
-pub async fn registered(
-    state: &AppState,
-    org_id: Uuid,
-    slug: &str,
-) -> Result<Option<Arc<Server>>, StoreError> {
-    if let Some(cached) = state.caches.server(org_id, slug) {
-        return Ok(cached);
-    }
-    let read = state.store.server(org_id, slug).await?.map(Arc::new);
-    state.caches.put_server(org_id, slug, read.clone());
-    Ok(read)
-}
-
 /// What every replica must forget (and which links it must retire) when `server` changes.
 fn changed(server: &Server) -> Forget {
     Forget::CachedServer { org_id: server.org_id, slug: server.slug.clone(), server_id: Some(server.id) }
-}
-
-/// The header values of a server, for the upstream connection.
-pub fn open_headers(keys: &Keys, server: &Server) -> anyhow::Result<HeaderSet> {
-    let plain = keys.open(&header_context(server.org_id, server.id), &server.headers_sealed)?;
-    Ok(serde_json::from_slice(&plain)?)
 }
 
 /// Ends every pending elicitation of a server, on behalf of the org's policy.

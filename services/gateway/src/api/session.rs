@@ -73,7 +73,7 @@ pub fn from_headers<'a>(state: &AppState, headers: &'a HeaderMap) -> Option<&'a 
 }
 
 /// Opens a session for `user_id` and returns the `Set-Cookie` value for it.
-pub async fn start(state: &AppState, user_id: Uuid) -> Result<HeaderValue, crate::api::error::ApiError> {
+pub async fn start(state: &AppState, user_id: Uuid) -> Result<HeaderValue, crate::problem::ApiError> {
     let now = OffsetDateTime::now_utc();
     let ttl = state.config.session_ttl;
     let expires_at = now + ttl;

@@ -7,13 +7,13 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 
-use super::error::ApiResult;
 use super::json::{Checks, ValidJson, checked};
 use super::session;
 use super::views::AccountView;
 use crate::app::AppState;
 use crate::crypto;
 use crate::domain::{DisplayName, Email, Password, Slug};
+use crate::problem::ApiResult;
 use crate::storage::{Conflict, NewOrg, NewUser, StoreError};
 
 pub const SETUP_LINK_LIFETIME: Duration = Duration::hours(24);

@@ -8,15 +8,15 @@ use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 
 use super::auth::{OrgAccess, Principal};
-use super::error::{ApiError, ApiResult};
 use super::json::{Checks, ValidJson, checked};
 use super::orgs::parse_id;
 use super::views::TokenView;
 use crate::app::AppState;
-use crate::audit::{self, Subject};
-use crate::cache::Forget;
+use crate::audit::Subject;
 use crate::crypto;
 use crate::domain::DisplayName;
+use crate::lookup::Forget;
+use crate::problem::{ApiError, ApiResult};
 use crate::storage::NewApiToken;
 
 const MAX_LIFETIME_DAYS: u32 = 3650;
@@ -86,19 +86,19 @@ pub async fn create(
         )
         .await?;
     tracing::info!(org = %access.membership.org.slug, token_id = %token.id, "API token created");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "token.created",
-        Subject {
-            user_id: Some(access.user().id),
-            details: Some(
-                serde_json::json!({ "token_id": token.id, "name": token.name, "prefix": token.prefix }),
-            ),
-            ..Default::default()
-        },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "token.created",
+            Subject {
+                user_id: Some(access.user().id),
+                details: Some(
+                    serde_json::json!({ "token_id": token.id, "name": token.name, "prefix": token.prefix }),
+                ),
+                ..Default::default()
+            },
+        )
+        .await;
     Ok((StatusCode::CREATED, Json(CreatedToken { token: (&token).into(), secret: secret.secret })))
 }
 
@@ -113,16 +113,16 @@ pub async fn revoke(
     // Its calls and sessions end on every replica.
     state.forget(Forget::CachedToken { token_id: id }).await;
     tracing::info!(org = %access.membership.org.slug, token_id = %id, "API token revoked");
-    audit::by(
-        &access,
-        state.store.as_ref(),
-        "token.revoked",
-        Subject {
-            user_id: Some(access.user().id),
-            details: Some(serde_json::json!({ "token_id": id })),
-            ..Default::default()
-        },
-    )
-    .await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "token.revoked",
+            Subject {
+                user_id: Some(access.user().id),
+                details: Some(serde_json::json!({ "token_id": id })),
+                ..Default::default()
+            },
+        )
+        .await;
     Ok(StatusCode::NO_CONTENT)
 }

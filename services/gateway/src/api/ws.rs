@@ -13,11 +13,11 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::auth::Principal;
-use super::error::ApiError;
 use crate::app::AppState;
 use crate::broker::events::ServerEvent;
 use crate::broker::hub::Scope;
 use crate::broker::respond::{Answer, RespondError, respond};
+use crate::problem::ApiError;
 
 /// Browser messages are small: an answer to one form.
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;

@@ -49,7 +49,7 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
     // entry when this replica has it cached.
     let (registered, muted, declines) = tokio::try_join!(
         // The registry as it is now: an in-flight call may outlive a cut-off.
-        crate::api::servers::registered(&ctx.state, ctx.org_id, &ctx.server.slug),
+        ctx.state.lookups.server(ctx.org_id, &ctx.server.slug),
         store.is_muted(ctx.org_id, ctx.user_id, ctx.server.id),
         store.declines_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since),
     )?;

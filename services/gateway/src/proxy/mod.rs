@@ -46,11 +46,9 @@ use tokio::sync::{OnceCell, mpsc};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::api::auth::authenticate_token;
-use crate::api::error::ApiError;
-use crate::api::servers::open_headers;
 use crate::app::AppState;
-use crate::cache::Forget;
+use crate::lookup::Forget;
+use crate::problem::ApiError;
 use crate::storage::{Server, TokenPrincipal};
 use call::{Down, failure};
 use meta::{RawObject, raw};
@@ -282,7 +280,7 @@ impl Proxy {
             let blocked = herald_mcp::connect_failure::ConnectFailure::Blocked.sentence().to_owned();
             return Err(unreachable_server(server, &herald_mcp::transport::TransportError::Connect(blocked)));
         }
-        let headers = open_headers(&state.keys, server).map_err(|e| {
+        let headers = crate::lookup::headers::open(&state.keys, server).map_err(|e| {
             tracing::error!(server = %server.slug, error = %e, "cannot open the server's stored headers");
             bad(&server.slug, "its stored credentials cannot be read")
         })?;
@@ -356,18 +354,16 @@ async fn admit(
     let Some(token) = token else {
         return Err(unauthorized());
     };
-    let principal = match authenticate_token(state, token).await {
-        Ok(p) => p,
-        Err(ApiError::Unauthenticated) => return Err(unauthorized()),
-        Err(e) => return Err(e.into_response()),
+    let principal = match state.lookups.token(token).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return Err(unauthorized()),
+        Err(e) => return Err(ApiError::from(e).into_response()),
     };
     if principal.membership.org.slug != org {
         return Err(ApiError::NotFound.into_response());
     }
     let org_id = principal.membership.org.id;
-    let found = crate::api::servers::registered(state, org_id, server)
-        .await
-        .map_err(|e| ApiError::from(e).into_response())?;
+    let found = state.lookups.server(org_id, server).await.map_err(|e| ApiError::from(e).into_response())?;
     let Some(found) = found.map(|s| (*s).clone()) else { return Err(ApiError::NotFound.into_response()) };
     if let Some(cut) = &found.cut_off {
         let why = if cut.reason.is_empty() { String::new() } else { format!(" ({})", cut.reason) };
@@ -403,7 +399,7 @@ pub async fn post(
         Ok(body) => body,
         Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
             let detail = format!("a message may be at most {} MiB", MAX_BODY_BYTES / (1024 * 1024));
-            return crate::api::error::problem_response(
+            return crate::problem::problem_response(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "payload-too-large",
                 "Request body too large",
@@ -504,22 +500,17 @@ impl CallContext {
     /// what is true when it arrives. `Err` says why it may not be asked.
     pub async fn current(&self) -> Result<CallContext, String> {
         let state = &self.state;
-        let member = match state.caches.is_member(self.org_id, self.user_id) {
-            Some(known) => known,
-            None => {
-                let found = state.store.membership(&self.org_slug, self.user_id).await.map_err(|e| {
-                    tracing::warn!(error = %e, "cannot confirm a membership");
-                    "the host could not confirm the person's membership".to_owned()
-                })?;
-                let member = found.is_some_and(|m| m.org.id == self.org_id);
-                state.caches.put_member(self.org_id, self.user_id, member);
-                member
-            }
-        };
+        let member =
+            state.lookups.is_member(self.org_id, &self.org_slug, self.user_id).await.map_err(|e| {
+                tracing::warn!(error = %e, "cannot confirm a membership");
+                "the host could not confirm the person's membership".to_owned()
+            })?;
         if !member {
             return Err("the person it would ask is no longer a member of this organisation".into());
         }
-        let server = crate::api::servers::registered(state, self.org_id, &self.server.slug)
+        let server = state
+            .lookups
+            .server(self.org_id, &self.server.slug)
             .await
             .map_err(|e| {
                 tracing::warn!(error = %e, "cannot read the server's registration");
@@ -535,7 +526,7 @@ impl CallContext {
 }
 
 async fn policy(state: &AppState, org_id: Uuid) -> OrgPolicy {
-    match crate::api::policy::load(state, org_id).await {
+    match state.lookups.policy(org_id).await {
         Ok(p) => p,
         Err(e) => {
             tracing::warn!(error = %e, "cannot read the org policy; using the defaults");

@@ -39,6 +39,9 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("{0}")]
     Startup(String),
+    /// A stored value that no longer parses (a document written by hand, say).
+    #[error("a stored value is unreadable: {0}")]
+    Unreadable(String),
 }
 
 /// A write refused because of what is already stored.

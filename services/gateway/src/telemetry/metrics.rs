@@ -306,7 +306,7 @@ pub async fn public_handler(
     let hardening = &state.config.hardening;
     match (&hardening.metrics_listen, &hardening.metrics_token) {
         (None, Some(token)) => scrape(Some(token), &headers),
-        _ => crate::api::error::ApiError::NotFound.into_response(),
+        _ => crate::problem::ApiError::NotFound.into_response(),
     }
 }
 
@@ -322,14 +322,14 @@ pub fn router(token: Option<crate::config::MetricsToken>) -> axum::Router {
                 async move { scrape(token.as_ref().as_ref(), &headers) }
             }),
         )
-        .fallback(|| async { crate::api::error::ApiError::NotFound })
+        .fallback(|| async { crate::problem::ApiError::NotFound })
 }
 
 fn scrape(token: Option<&crate::config::MetricsToken>, headers: &axum::http::HeaderMap) -> Response {
     if let Some(token) = token
         && !token.admits(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()))
     {
-        let mut refused = crate::api::error::ApiError::Unauthenticated.into_response();
+        let mut refused = crate::problem::ApiError::Unauthenticated.into_response();
         refused
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
@@ -339,6 +339,6 @@ fn scrape(token: Option<&crate::config::MetricsToken>, headers: &axum::http::Hea
         Some(text) => {
             ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
         }
-        None => crate::api::error::ApiError::NotFound.into_response(),
+        None => crate::problem::ApiError::NotFound.into_response(),
     }
 }

@@ -1,6 +1,6 @@
 //! The server registry: header values are sealed at rest and never returned.
 
-use herald_gateway::api::servers::open_headers;
+use herald_gateway::lookup::headers;
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -39,7 +39,7 @@ async fn admins_register_servers_and_values_never_come_back() {
     let org_id = app.state.store.memberships(member_user(&app, &owner).await).await.unwrap()[0].org.id;
     let stored = app.state.store.server(org_id, "github").await.unwrap().unwrap();
     assert!(!stored.headers_sealed.windows(6).any(|w| w == b"secret"));
-    let opened = open_headers(&app.state.keys, &stored).unwrap();
+    let opened = headers::open(&app.state.keys, &stored).unwrap();
     let values: Vec<_> = opened.iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
     assert_eq!(
         values,
@@ -48,7 +48,7 @@ async fn admins_register_servers_and_values_never_come_back() {
     let mut moved = stored.clone();
     moved.id = uuid::Uuid::new_v4();
     assert!(
-        open_headers(&app.state.keys, &moved).is_err(),
+        headers::open(&app.state.keys, &moved).is_err(),
         "a ciphertext moved to another row does not open"
     );
 }

@@ -48,7 +48,7 @@ async fn a_legacy_session_survives_a_restart_of_herald_and_ends_on_delete() {
 
 /// A session id the test chose, stored as Herald stores the ones it mints.
 async fn planted(store: &Arc<dyn Store>, app: &TestApp, token: &str, last_seen: OffsetDateTime) -> Agent {
-    let principal = herald_gateway::api::auth::authenticate_token(&app.state, token).await.unwrap();
+    let principal = app.state.lookups.token(token).await.unwrap().unwrap();
     let server = store.server(principal.membership.org.id, "demo").await.unwrap().unwrap();
     let session_id = format!("planted-{}", Uuid::new_v4());
     let record = AgentSessionRecord {
