@@ -11,9 +11,10 @@ use tokio_util::sync::CancellationToken;
 use crate::broker::{self, Broker};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
-use crate::lookup::{Forget, Lookups};
+use crate::lookup::Lookups;
 use crate::passwords::Passwords;
 use crate::proxy::Proxy;
+use crate::replicas::{self, Forget, Heard, ReplicaEvent};
 use crate::storage::{self, Store};
 
 /// Everything a request handler may need; cheap to clone.
@@ -48,7 +49,7 @@ impl AppState {
     /// caller is already on its way everywhere.
     pub async fn forget(&self, change: Forget) {
         self.apply(&change);
-        self.tell_replicas(&change).await;
+        replicas::tell(self.store.as_ref(), change).await;
     }
 
     /// A change made here or on another replica: cached entries go, and so
@@ -81,16 +82,13 @@ impl AppState {
         }
     }
 
-    /// Sends `event` to the other replicas (PostgreSQL NOTIFY); nothing to do
-    /// on a single-process database. A lost event costs nothing the rows
-    /// cannot restore, so a failure is logged, not returned.
-    pub async fn tell_replicas(&self, event: &impl serde::Serialize) {
-        if self.store.single_process() {
-            return;
-        }
-        let Ok(payload) = serde_json::to_string(event) else { return };
-        if let Err(e) = self.store.publish_event(&payload).await {
-            tracing::warn!(error = %e, "could not tell the other replicas");
+    /// Another replica's event, handed to the part of this one it concerns.
+    async fn heard(&self, heard: Heard) {
+        match heard {
+            Heard::Event(ReplicaEvent::Question(event)) => self.broker.on_replica_event(event).await,
+            Heard::Event(ReplicaEvent::Forget(change)) => self.apply(&change),
+            Heard::Event(ReplicaEvent::Session(event)) => self.proxy.sessions.on_replica_event(event),
+            Heard::Gap => self.broker.resync().await,
         }
     }
 
@@ -210,18 +208,10 @@ pub async fn serve_with_metrics(
     broker::janitor::sweep(&state.broker).await;
     let janitor = broker::janitor::spawn(&state.broker);
     let throttle = crate::throttle::spawn_purge(&state);
-    let sessions = state.clone();
-    let replica_events = broker::janitor::spawn_listener(&state.broker, move |payload| {
-        if sessions.proxy.sessions.on_replica_event(payload) {
-            return true;
-        }
-        match serde_json::from_str::<Forget>(payload) {
-            Ok(change) => {
-                sessions.apply(&change);
-                true
-            }
-            Err(_) => false,
-        }
+    let listening = state.clone();
+    let replica_events = replicas::spawn_listener(state.store.clone(), move |heard| {
+        let state = listening.clone();
+        async move { state.heard(heard).await }
     });
     let proxy_state = state.clone();
     let stop = CancellationToken::new();

@@ -24,6 +24,7 @@ pub mod lookup;
 pub mod passwords;
 pub mod problem;
 pub mod proxy;
+pub mod replicas;
 pub mod storage;
 pub mod telemetry;
 pub mod throttle;

@@ -14,8 +14,8 @@ use super::session;
 use super::views::AccountView;
 use crate::app::AppState;
 use crate::domain::{Email, Password};
-use crate::lookup::Forget;
 use crate::problem::{ApiError, ApiResult};
+use crate::replicas::Forget;
 use crate::storage::UserCredentials;
 use crate::throttle::Attempt;
 

@@ -13,8 +13,8 @@ use super::views::{MemberView, MembershipView};
 use crate::app::AppState;
 use crate::audit::Subject;
 use crate::domain::{DisplayName, Role, Slug};
-use crate::lookup::Forget;
 use crate::problem::{ApiError, ApiResult};
+use crate::replicas::Forget;
 use crate::storage::{Joiner, Membership, NewOrg};
 
 #[derive(Deserialize)]

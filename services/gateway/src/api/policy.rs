@@ -10,8 +10,8 @@ use super::auth::OrgAccess;
 use super::json::ValidJson;
 use crate::app::AppState;
 use crate::audit::Subject;
-use crate::lookup::Forget;
 use crate::problem::{ApiError, ApiResult, FieldError};
+use crate::replicas::Forget;
 
 /// The org's policy; fields it never set read as their defaults.
 pub async fn show(State(state): State<AppState>, access: OrgAccess) -> ApiResult<Json<OrgPolicy>> {

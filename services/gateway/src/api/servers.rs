@@ -17,9 +17,9 @@ use super::views::ServerView;
 use crate::app::AppState;
 use crate::audit::Subject;
 use crate::domain::{DisplayName, HeaderSet, ServerProtocol, Slug};
-use crate::lookup::Forget;
 use crate::lookup::headers;
 use crate::problem::{ApiError, ApiResult};
+use crate::replicas::Forget;
 use crate::storage::{CutOff, NewServer, Server, ServerChanges};
 
 #[derive(Serialize)]

@@ -15,8 +15,8 @@ use crate::app::AppState;
 use crate::audit::Subject;
 use crate::crypto;
 use crate::domain::DisplayName;
-use crate::lookup::Forget;
 use crate::problem::{ApiError, ApiResult};
+use crate::replicas::Forget;
 use crate::storage::NewApiToken;
 
 const MAX_LIFETIME_DAYS: u32 = 3650;

@@ -152,59 +152,6 @@ pub fn spawn(broker: &Arc<Broker>) -> tokio::task::JoinHandle<()> {
     })
 }
 
-/// Listens for the other replicas' events (PostgreSQL only), re-subscribing
-/// with backoff when the connection drops, and resyncing from the rows after
-/// any gap.
-pub fn spawn_listener(
-    broker: &Arc<Broker>,
-    others: impl Fn(&str) -> bool + Send + Sync + 'static,
-) -> Option<tokio::task::JoinHandle<()>> {
-    if broker.store().single_process() {
-        return None;
-    }
-    let broker = Arc::downgrade(broker);
-    Some(tokio::spawn(async move {
-        let mut backoff = Duration::from_millis(250);
-        loop {
-            let Some(strong) = broker.upgrade() else { return };
-            let subscribed = strong.store().subscribe_events().await;
-            drop(strong);
-            let mut feed = match subscribed {
-                Ok(Some(feed)) => feed,
-                Ok(None) => return,
-                Err(e) => {
-                    tracing::warn!(error = %e, retry_in = ?backoff, "cannot listen for other replicas' events");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(10));
-                    continue;
-                }
-            };
-            backoff = Duration::from_millis(250);
-            // Anything that ended before we were listening.
-            if let Some(strong) = broker.upgrade() {
-                strong.resync().await;
-            }
-            loop {
-                let next = feed.next().await;
-                let Some(strong) = broker.upgrade() else { return };
-                match next {
-                    // Events that are not the broker's (agent sessions) go to `others` first.
-                    Ok(Some(payload)) if others(&payload) => {}
-                    Ok(Some(payload)) => strong.on_replica_event(&payload).await,
-                    Ok(None) => {
-                        tracing::info!("replica event feed reconnected; resyncing");
-                        strong.resync().await;
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "replica event feed lost");
-                        break;
-                    }
-                }
-            }
-        }
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

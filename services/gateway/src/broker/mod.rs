@@ -23,26 +23,11 @@ use time::OffsetDateTime;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
+use crate::replicas::{self, QuestionChange, QuestionEvent};
 use crate::storage::{Elicitation, Outcome, Store, StoreError};
 use events::ServerEvent;
 use hub::Hub;
 use outcome::{DecidedBy, cancelled, reason};
-
-/// What replicas tell each other; the record itself is read from its row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Event {
-    Created,
-    Resolved,
-}
-
-#[derive(serde::Deserialize)]
-struct ReplicaEvent {
-    replica: Uuid,
-    kind: Event,
-    id: Uuid,
-    user: Uuid,
-}
 
 pub struct Broker {
     /// This process, as recorded on the elicitations it holds.
@@ -89,7 +74,7 @@ impl Broker {
         let tracked = crate::telemetry::elicitation::opened(&elicitation);
         self.tracked.lock().expect("tracked lock").insert(elicitation.id, tracked);
         self.hub.publish(elicitation.user_id, elicitation.org_id, &ServerEvent::created(&elicitation));
-        self.tell_replicas(Event::Created, elicitation.id, elicitation.user_id);
+        self.tell_replicas(QuestionChange::Created, elicitation.id, elicitation.user_id);
         Ok(Waiter {
             broker: self.clone(),
             id: elicitation.id,
@@ -147,7 +132,7 @@ impl Broker {
     /// that `e` has ended.
     pub fn announce(&self, e: &Elicitation) {
         self.deliver_ended(e);
-        self.tell_replicas(Event::Resolved, e.id, e.user_id);
+        self.tell_replicas(QuestionChange::Resolved, e.id, e.user_id);
     }
 
     /// This replica's part of an ending: its waiter, its sockets.
@@ -195,36 +180,23 @@ impl Broker {
 
     /// Wakes the other replicas (PostgreSQL NOTIFY). The rows stay the truth:
     /// a replica that misses an event catches up from them.
-    fn tell_replicas(&self, kind: Event, id: Uuid, user_id: Uuid) {
-        if self.store.single_process() {
-            return;
-        }
-        let payload =
-            serde_json::json!({ "replica": self.replica_id, "kind": kind, "id": id, "user": user_id })
-                .to_string();
-        let store = self.store.clone();
-        tokio::spawn(async move {
-            if let Err(e) = store.publish_event(&payload).await {
-                tracing::warn!(error = %e, "could not wake the other replicas");
-            }
-        });
+    fn tell_replicas(&self, kind: QuestionChange, id: Uuid, user_id: Uuid) {
+        replicas::tell_soon(&self.store, QuestionEvent { replica: self.replica_id, kind, id, user: user_id });
     }
 
     /// Another replica's event: show a new question on this replica's
     /// sockets, or end a question for this replica's waiter and sockets.
-    pub async fn on_replica_event(&self, payload: &str) {
-        let Ok(event) = serde_json::from_str::<ReplicaEvent>(payload) else {
-            tracing::warn!("ignoring a malformed replica event");
-            return;
-        };
+    pub async fn on_replica_event(&self, event: QuestionEvent) {
         if event.replica == self.replica_id {
             return;
         }
         match self.store.elicitation_of_user(event.user, event.id).await {
             Ok(Some(e)) => match (event.kind, &e.outcome) {
-                (Event::Created, None) => self.hub.publish(e.user_id, e.org_id, &ServerEvent::created(&e)),
+                (QuestionChange::Created, None) => {
+                    self.hub.publish(e.user_id, e.org_id, &ServerEvent::created(&e))
+                }
                 (_, Some(_)) => self.deliver_ended(&e),
-                (Event::Resolved, None) => {}
+                (QuestionChange::Resolved, None) => {}
             },
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, "could not read the record of a replica event"),

@@ -3,7 +3,7 @@
 //! for a few seconds. A change (revoking a token, removing a member, editing
 //! a server or the policy) drops the affected entries on the replica that
 //! made it at once, and on every other replica as soon as its NOTIFY arrives
-//! (`Forget`); `TTL` bounds what a missed notification could leave behind.
+//! (`crate::replicas::Forget`); `TTL` bounds what a missed notification could leave behind.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use herald_policy::OrgPolicy;
-use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::replicas::Forget;
 use crate::storage::{Server, TokenPrincipal};
 
 pub const TTL: Duration = Duration::from_secs(5);
@@ -117,36 +117,6 @@ impl Caches {
     }
 }
 
-/// A change that makes cached entries wrong, as replicas tell each other.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Forget {
-    /// A token was revoked.
-    CachedToken { token_id: Uuid },
-    /// A member's role changed or they left.
-    CachedMember {
-        org_id: Uuid,
-        user_id: Uuid,
-        /// They left the org: whatever they had open there ends.
-        #[serde(default)]
-        left: bool,
-    },
-    /// A server was registered, edited, cut off, restored or deleted.
-    CachedServer {
-        org_id: Uuid,
-        slug: String,
-        /// Its id (absent in events of older replicas).
-        #[serde(default)]
-        server_id: Option<Uuid>,
-    },
-    /// The org's policy was replaced.
-    CachedPolicy { org_id: Uuid },
-    /// A dashboard sign-in ended (sign-out): its sockets close.
-    SessionEnded { user_id: Uuid, session_id: Uuid },
-    /// Every dashboard sign-in of a person ended (a password change): their sockets close.
-    SessionsEnded { user_id: Uuid },
-}
-
 impl Caches {
     pub fn apply(&self, change: &Forget) {
         match change {
@@ -157,30 +127,5 @@ impl Caches {
             // Nothing cached rests on a sign-in: each request checks its session row.
             Forget::SessionEnded { .. } | Forget::SessionsEnded { .. } => {}
         }
-    }
-
-    /// Another replica's change; `false` when `payload` is not one.
-    pub fn on_replica_event(&self, payload: &str) -> bool {
-        match serde_json::from_str::<Forget>(payload) {
-            Ok(change) => {
-                self.apply(&change);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_change_round_trips_as_a_replica_event_and_anything_else_is_not_one() {
-        let caches = Caches::default();
-        let change = Forget::CachedServer { org_id: Uuid::nil(), slug: "demo".into(), server_id: None };
-        assert!(caches.on_replica_event(&serde_json::to_string(&change).unwrap()));
-        assert!(!caches.on_replica_event(r#"{"kind":"created","id":"x"}"#));
-        assert!(!caches.on_replica_event("not json"));
     }
 }

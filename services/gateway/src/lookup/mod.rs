@@ -16,9 +16,9 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use cache::Caches;
-pub use cache::Forget;
 
 use crate::crypto;
+use crate::replicas::Forget;
 use crate::storage::{Server, Store, StoreError, TokenPrincipal};
 
 /// How often `last_used_at` is written for a busy token.

@@ -47,8 +47,8 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::app::AppState;
-use crate::lookup::Forget;
 use crate::problem::ApiError;
+use crate::replicas::Forget;
 use crate::storage::{Server, TokenPrincipal};
 use call::{Down, failure};
 use meta::{RawObject, raw};

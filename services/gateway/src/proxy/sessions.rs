@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use herald_mcp::{Message, RequestId};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
@@ -20,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::CallContext;
 use super::upstream::{Link, LinkFor, LinkOptions};
 use crate::app::AppState;
+use crate::replicas::{self, SessionEvent};
 use crate::storage::{AgentSessionRecord, Server, StoreError, TokenPrincipal};
 
 /// A session nobody used for this long is gone (its row is purged).
@@ -158,26 +158,6 @@ pub struct AgentHello {
     pub capabilities: Option<Value>,
 }
 
-/// What replicas tell each other about sessions. The variants' names are
-/// the events' `kind` on the wire, shared with older replicas.
-#[allow(clippy::enum_variant_names)]
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum SessionEvent {
-    AgentSessionEnded {
-        session: String,
-    },
-    AgentRequestCancelled {
-        session: String,
-        request: RequestId,
-    },
-    /// The agent answered a request Herald relayed from the server (its JSON).
-    AgentAnswered {
-        session: String,
-        answer: String,
-    },
-}
-
 fn id_hash(session_id: &str) -> Vec<u8> {
     crate::crypto::sha256(session_id.as_bytes())
 }
@@ -298,7 +278,8 @@ impl Sessions {
             session.shut();
         }
         // Sent before the agent hears 204, so the others drop it at once.
-        state.tell_replicas(&SessionEvent::AgentSessionEnded { session: encode(&hash) }).await;
+        replicas::tell(state.store.as_ref(), SessionEvent::AgentSessionEnded { session: encode(&hash) })
+            .await;
         Ok(existed)
     }
 
@@ -313,7 +294,7 @@ impl Sessions {
             session: encode(&session.record.id_hash),
             request: id.clone(),
         };
-        tell_replicas(state, event);
+        replicas::tell_soon(&state.store, event);
     }
 
     /// The agent answered a request Herald relayed to it from the server:
@@ -340,13 +321,12 @@ impl Sessions {
             ));
         }
         let event = SessionEvent::AgentAnswered { session: encode(&session.record.id_hash), answer: json };
-        state.tell_replicas(&event).await;
+        replicas::tell(state.store.as_ref(), event).await;
         Ok(())
     }
 
-    /// Another replica's session event; `false` when `payload` is not one.
-    pub fn on_replica_event(&self, payload: &str) -> bool {
-        let Ok(event) = serde_json::from_str::<SessionEvent>(payload) else { return false };
+    /// Another replica's session event.
+    pub fn on_replica_event(&self, event: SessionEvent) {
         let decode = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s).ok();
         match event {
             SessionEvent::AgentSessionEnded { session } => {
@@ -373,7 +353,6 @@ impl Sessions {
                 }
             }
         }
-        true
     }
 
     /// Ends, on this replica, the sessions `which` picks (their credential or
@@ -430,11 +409,4 @@ impl Sessions {
             keep
         });
     }
-}
-
-/// `publish`, without waiting for it.
-/// `AppState::tell_replicas`, without waiting for it.
-fn tell_replicas(state: &AppState, event: SessionEvent) {
-    let state = state.clone();
-    tokio::spawn(async move { state.tell_replicas(&event).await });
 }
