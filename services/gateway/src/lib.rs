@@ -4,11 +4,12 @@
 //! `domain` (newtypes that parse untrusted input), `storage` (one trait, a
 //! PostgreSQL and a SQLite implementation), `api` (the HTTP surface), `app`
 //! (state and serving), `cli` (the `herald` commands), `telemetry` (logs, traces, metrics),
-//! `egress` (which upstream addresses Herald may connect to).
+//! `egress` (which upstream addresses Herald may connect to), `backoff` (waits that double).
 
 pub mod api;
 pub mod app;
 pub mod audit;
+pub mod backoff;
 pub mod broker;
 pub mod cache;
 pub mod cli;

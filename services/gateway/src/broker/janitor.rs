@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 
 use super::Broker;
 use super::outcome::{DecidedBy, cancelled, reason};
+use crate::backoff::Backoff;
 
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 /// A replica silent for this long is dead.
@@ -164,7 +165,7 @@ pub fn spawn_listener(
     }
     let broker = Arc::downgrade(broker);
     Some(tokio::spawn(async move {
-        let mut backoff = Duration::from_millis(250);
+        let mut delays = Backoff::new(Duration::from_millis(250), Duration::from_secs(10));
         loop {
             let Some(strong) = broker.upgrade() else { return };
             let subscribed = strong.store().subscribe_events().await;
@@ -173,13 +174,13 @@ pub fn spawn_listener(
                 Ok(Some(feed)) => feed,
                 Ok(None) => return,
                 Err(e) => {
-                    tracing::warn!(error = %e, retry_in = ?backoff, "cannot listen for other replicas' events");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                    let delay = delays.next();
+                    tracing::warn!(error = %e, retry_in = ?delay, "cannot listen for other replicas' events");
+                    tokio::time::sleep(delay).await;
                     continue;
                 }
             };
-            backoff = Duration::from_millis(250);
+            delays.reset();
             // Anything that ended before we were listening.
             if let Some(strong) = broker.upgrade() {
                 strong.resync().await;
