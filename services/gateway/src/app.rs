@@ -219,6 +219,7 @@ pub async fn serve_with_metrics(
     broker::janitor::sweep(&state.broker).await;
     let janitor = broker::janitor::spawn(&state.broker);
     let throttle = crate::throttle::spawn_purge(&state);
+    let idle_links = crate::proxy::spawn_link_sweep(&state);
     let sessions = state.clone();
     let replica_events = broker::janitor::spawn_listener(&state.broker, move |payload| {
         if sessions.proxy.sessions.on_replica_event(payload) {
@@ -256,6 +257,7 @@ pub async fn serve_with_metrics(
     proxy_state.proxy.close_all().await;
     janitor.abort();
     throttle.abort();
+    idle_links.abort();
     if let Some(events) = replica_events {
         events.abort();
     }

@@ -470,6 +470,14 @@ async fn on_stream_message(
 
 // --- modern ---------------------------------------------------------------------------
 
+#[cfg(test)]
+impl Link {
+    /// A 2026-07-28 link that has talked to nothing, for tests that only hold links.
+    pub(super) fn unconnected(endpoint: Endpoint) -> Arc<Link> {
+        Arc::new(Link::Modern(ModernLink::new(endpoint, false, Value::Null)))
+    }
+}
+
 pub struct ModernLink {
     endpoint: Endpoint,
     url_mode: bool,
