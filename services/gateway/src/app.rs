@@ -2,12 +2,14 @@
 
 use std::ops::Deref;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::backoff::Backoff;
 use crate::broker::{self, Broker};
 use crate::config::Config;
 use crate::crypto::{self, Keys, SecretKey};
@@ -114,14 +116,14 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
 /// still be starting); any other failure (bad credentials, a failed
 /// migration) stops Herald at once.
 async fn open_with_retries(database: &crate::config::DatabaseUrl) -> anyhow::Result<Arc<dyn Store>> {
-    let mut delay = std::time::Duration::from_millis(500);
+    let mut delays = Backoff::new(Duration::from_millis(500), Duration::from_secs(30));
     loop {
         match storage::open(database).await {
             Ok(store) => return Ok(store),
             Err(storage::StoreError::Database(e @ (sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut))) => {
+                let delay = delays.next();
                 tracing::warn!(error = %e, retry_in = ?delay, "the database is unreachable; retrying");
                 tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(std::time::Duration::from_secs(30));
             }
             Err(e) => return Err(e.into()),
         }
@@ -208,6 +210,7 @@ pub async fn serve_with_metrics(
     broker::janitor::sweep(&state.broker).await;
     let janitor = broker::janitor::spawn(&state.broker);
     let throttle = crate::throttle::spawn_purge(&state);
+    let idle_links = crate::proxy::spawn_link_sweep(&state);
     let listening = state.clone();
     let replica_events = replicas::spawn_listener(state.store.clone(), move |heard| {
         let state = listening.clone();
@@ -237,6 +240,7 @@ pub async fn serve_with_metrics(
     proxy_state.proxy.close_all().await;
     janitor.abort();
     throttle.abort();
+    idle_links.abort();
     if let Some(events) = replica_events {
         events.abort();
     }

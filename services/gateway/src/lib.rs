@@ -6,12 +6,14 @@
 //! path shares), `problem` (problem+json errors), `broker` (a question's lifecycle),
 //! `proxy` (the MCP endpoint and upstream links), `api` (the HTTP surface), `app`
 //! (state and serving), `cli` (the `herald` commands), `telemetry` (logs, traces,
-//! metrics), `egress` (which upstream addresses Herald may connect to). Nothing
-//! below `api` imports it; docs/architecture.md has the whole map.
+//! metrics), `egress` (which upstream addresses Herald may connect to), `backoff`
+//! (waits that double). Nothing below `api` imports it; docs/architecture.md has the
+//! whole map.
 
 pub mod api;
 pub mod app;
 pub mod audit;
+pub mod backoff;
 pub mod broker;
 pub mod cli;
 pub mod config;

@@ -20,6 +20,7 @@ use herald_mcp::RequestId;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::backoff::Backoff;
 use crate::storage::Store;
 
 /// One event from another replica, by vocabulary.
@@ -184,19 +185,19 @@ where
         return None;
     }
     Some(tokio::spawn(async move {
-        let mut backoff = Duration::from_millis(250);
+        let mut delays = Backoff::new(Duration::from_millis(250), Duration::from_secs(10));
         loop {
             let mut feed = match store.subscribe_events().await {
                 Ok(Some(feed)) => feed,
                 Ok(None) => return,
                 Err(e) => {
-                    tracing::warn!(error = %e, retry_in = ?backoff, "cannot listen for other replicas' events");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                    let delay = delays.next();
+                    tracing::warn!(error = %e, retry_in = ?delay, "cannot listen for other replicas' events");
+                    tokio::time::sleep(delay).await;
                     continue;
                 }
             };
-            backoff = Duration::from_millis(250);
+            delays.reset();
             // Anything that happened before we were listening.
             on(Heard::Gap).await;
             loop {

@@ -21,6 +21,7 @@ use time::OffsetDateTime;
 
 use crate::app::AppState;
 use crate::audit::{self, Subject};
+use crate::backoff::Backoff;
 use crate::config::LoginLimits;
 use crate::problem::{ApiError, ApiResult};
 use crate::storage::User;
@@ -144,8 +145,8 @@ pub fn backoff(limits: &LoginLimits, failures: i64, free: u32) -> Option<Duratio
     if beyond < 0 {
         return None;
     }
-    let doublings = u32::try_from(beyond.min(30)).unwrap_or(30);
-    Some(limits.backoff_base.saturating_mul(1 << doublings).min(limits.backoff_max))
+    let doublings = u32::try_from(beyond).unwrap_or(u32::MAX);
+    Some(Backoff::nth(limits.backoff_base, limits.backoff_max, doublings))
 }
 
 /// Forgets keys that have been quiet long enough, every few minutes, for as long as Herald runs.

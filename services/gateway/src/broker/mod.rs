@@ -23,6 +23,7 @@ use time::OffsetDateTime;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
+use crate::backoff::Backoff;
 use crate::replicas::{self, QuestionChange, QuestionEvent};
 use crate::storage::{Elicitation, Outcome, Store, StoreError};
 use events::ServerEvent;
@@ -264,7 +265,8 @@ impl Waiter {
     /// Reads the ending from the database, for endings that did not come
     /// through this replica's wake-up; retries while the database is away.
     async fn settled(&self) -> Elicitation {
-        let mut delay = std::time::Duration::from_millis(50);
+        let mut delays =
+            Backoff::new(std::time::Duration::from_millis(50), std::time::Duration::from_secs(2));
         loop {
             match self.broker.store.elicitation_of_user(self.user_id, self.id).await {
                 Ok(Some(e)) if e.outcome.is_some() => {
@@ -280,8 +282,7 @@ impl Waiter {
                 }
                 _ => {}
             }
-            tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(std::time::Duration::from_secs(2));
+            tokio::time::sleep(delays.next()).await;
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod console;
 pub mod diagnosis;
 pub mod elicit;
 pub mod era;
+pub mod idle_cache;
 pub mod meta;
 pub mod parking;
 pub mod relay;
@@ -21,7 +22,7 @@ pub mod upstream;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -51,6 +52,7 @@ use crate::problem::ApiError;
 use crate::replicas::Forget;
 use crate::storage::{Server, TokenPrincipal};
 use call::{Down, failure};
+use idle_cache::IdleCache;
 use meta::{RawObject, raw};
 use upstream::{Link, LinkFor, LinkOptions};
 
@@ -85,12 +87,13 @@ pub struct Proxy {
     /// Which addresses upstream connections may reach (`crate::egress`).
     egress: crate::egress::EgressPolicy,
     pub sessions: sessions::Sessions,
-    shared: Mutex<HashMap<SharedKey, SharedLink>>,
+    shared: Mutex<IdleCache<SharedKey, SharedLink>>,
     /// Calls waiting for their 2026-07-28 agent's retry.
     pub parking: parking::Parking,
 }
 
 /// A modern agent's link to a server, made on first use.
+#[derive(Clone)]
 struct SharedLink {
     org_id: Uuid,
     cell: Arc<OnceCell<Arc<Link>>>,
@@ -98,6 +101,46 @@ struct SharedLink {
 
 /// A modern agent's link: per user, server, and the server's last registry change.
 type SharedKey = (Uuid, Uuid, i128);
+
+/// How long a modern agents' link may go unused before this replica closes it (the next call
+/// makes a fresh one, at the cost of a handshake): long enough for an agent's pauses between
+/// calls, short enough that links of people who stopped do not pile up.
+const SHARED_LINK_IDLE: Duration = Duration::from_secs(10 * 60);
+
+/// How often unused links are looked for: a link goes between `SHARED_LINK_IDLE` and this much
+/// more after its last use.
+const SHARED_LINK_SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// The most modern agents' links one replica keeps: far more than its people use at once; past
+/// it, the least recently used goes.
+const MAX_SHARED_LINKS: usize = 10_000;
+
+impl SharedLink {
+    /// Whether anything besides the cache holds this link: a call making it (holds the cell
+    /// while it connects), or a call, parked call or console request using it (holds the `Link`,
+    /// from before it lets go of the cell). A legacy link's stream task holds only a weak
+    /// reference, so a link nobody calls through is not in use. Counted under the cache's lock,
+    /// through which alone a call gets the cell: a link found unused there, and taken out, gets
+    /// no new call.
+    fn in_use(&self) -> bool {
+        Arc::strong_count(&self.cell) > 1 || self.cell.get().is_some_and(|link| Arc::strong_count(link) > 1)
+    }
+
+    /// Closes these links if they are legacy ones (their GET stream, their upstream session), in
+    /// the background.
+    fn close_in_background(links: Vec<SharedLink>) {
+        if links.is_empty() {
+            return;
+        }
+        tokio::spawn(async move {
+            for shared in links {
+                if let Some(Link::Legacy(link)) = shared.cell.get().map(AsRef::as_ref) {
+                    link.close().await;
+                }
+            }
+        });
+    }
+}
 
 /// Calls in flight on this replica, per API token: each one holds memory and
 /// an upstream connection for as long as a person takes, so a token gets a
@@ -206,7 +249,7 @@ impl Proxy {
             egress: egress.clone(),
             calls: CallCounts::default(),
             sessions: Default::default(),
-            shared: Default::default(),
+            shared: Mutex::new(IdleCache::new(MAX_SHARED_LINKS)),
             parking: Default::default(),
         }
     }
@@ -216,9 +259,9 @@ impl Proxy {
     /// the database it holds) only goes once the links are closed.
     pub async fn close_all(&self) {
         self.sessions.close_all().await;
-        let cells: Vec<_> = self.shared.lock().expect("links lock").drain().map(|(_, l)| l.cell).collect();
-        for cell in cells {
-            if let Some(Link::Legacy(link)) = cell.get().map(AsRef::as_ref) {
+        let links = self.shared.lock().expect("links lock").drain();
+        for shared in links {
+            if let Some(Link::Legacy(link)) = shared.cell.get().map(AsRef::as_ref) {
                 link.close().await;
             }
         }
@@ -239,13 +282,7 @@ impl Proxy {
                 self.calls.end(|_, c| c.org_id == *org_id && c.user_id == *user_id);
                 self.sessions.shut_where(|s| s.record.org_id == *org_id && s.record.user_id == *user_id);
                 let gone = self.take_shared(|key, link| link.org_id == *org_id && key.0 == *user_id);
-                tokio::spawn(async move {
-                    for cell in gone {
-                        if let Some(Link::Legacy(link)) = cell.get().map(AsRef::as_ref) {
-                            link.close().await;
-                        }
-                    }
-                });
+                SharedLink::close_in_background(gone);
             }
             Forget::CachedMember { .. } => {}
             Forget::CachedServer { org_id, server_id, .. } => {
@@ -266,10 +303,19 @@ impl Proxy {
     }
 
     /// Removes the shared links `which` picks; calls holding one keep it until they end.
-    fn take_shared(&self, which: impl Fn(&SharedKey, &SharedLink) -> bool) -> Vec<Arc<OnceCell<Arc<Link>>>> {
-        let mut shared = self.shared.lock().expect("links lock");
-        let keys: Vec<SharedKey> = shared.iter().filter(|(k, l)| which(k, l)).map(|(k, _)| *k).collect();
-        keys.iter().filter_map(|k| shared.remove(k)).map(|l| l.cell).collect()
+    fn take_shared(&self, which: impl Fn(&SharedKey, &SharedLink) -> bool) -> Vec<SharedLink> {
+        self.shared.lock().expect("links lock").take_where(which)
+    }
+
+    /// Closes the shared links nobody has used for `SHARED_LINK_IDLE` at `now`; a link in use
+    /// stays, however long its call takes, and its idle time starts when the call lets go.
+    pub fn evict_idle_links(&self, now: Instant) {
+        let idle =
+            self.shared.lock().expect("links lock").evict_idle(now, SHARED_LINK_IDLE, SharedLink::in_use);
+        if !idle.is_empty() {
+            tracing::debug!(links = idle.len(), "closing unused upstream links");
+        }
+        SharedLink::close_in_background(idle);
     }
 
     fn endpoint(&self, state: &AppState, org: &str, server: &Server) -> Result<Endpoint, Message> {
@@ -301,14 +347,14 @@ impl Proxy {
         let (state, server, user_id) = (&ctx.state, &ctx.server, ctx.user_id);
         // The registry's last change is in the key: an edited server gets fresh links.
         let key = (user_id, server.id, server.updated_at.unix_timestamp_nanos());
-        let cell = self
-            .shared
-            .lock()
-            .expect("links lock")
-            .entry(key)
-            .or_insert_with(|| SharedLink { org_id: ctx.org_id, cell: Arc::default() })
-            .cell
-            .clone();
+        let (SharedLink { cell, .. }, pushed_out) =
+            self.shared.lock().expect("links lock").get_or_insert_with(key, Instant::now(), || SharedLink {
+                org_id: ctx.org_id,
+                cell: Arc::default(),
+            });
+        // Too many links: the least recently used one goes. Closed unless a call still holds it
+        // (then it ends with its last call, without a DELETE upstream).
+        SharedLink::close_in_background(pushed_out.into_iter().filter(|link| !link.in_use()).collect());
         let link = cell
             .get_or_try_init(|| async {
                 let endpoint = self.endpoint(state, &ctx.org_slug, server)?;
@@ -321,6 +367,19 @@ impl Proxy {
             .await?;
         Ok(link.clone())
     }
+}
+
+/// Closes the modern agents' links nobody uses, every `SHARED_LINK_SWEEP_EVERY`, for as long as
+/// Herald runs.
+pub fn spawn_link_sweep(state: &AppState) -> tokio::task::JoinHandle<()> {
+    let state = state.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(SHARED_LINK_SWEEP_EVERY);
+        loop {
+            every.tick().await;
+            state.proxy.evict_idle_links(Instant::now());
+        }
+    })
 }
 
 fn bad(slug: &str, why: &str) -> Message {
@@ -1086,4 +1145,59 @@ fn sse(items: futures_util::stream::BoxStream<'static, Down>) -> Response {
     response.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link() -> Arc<Link> {
+        let url = reqwest::Url::parse("http://127.0.0.1:9/mcp").expect("a URL");
+        Link::unconnected(Endpoint::new(reqwest::Client::new(), url, ReqHeaderMap::new()))
+    }
+
+    #[test]
+    fn a_shared_link_is_in_use_while_anything_but_the_cache_holds_it() {
+        let shared = SharedLink { org_id: Uuid::nil(), cell: Arc::default() };
+        assert!(!shared.in_use());
+        // A call connecting holds the cell…
+        let connecting = shared.cell.clone();
+        assert!(shared.in_use());
+        // …then the link, before it lets go of the cell.
+        let held = link();
+        assert!(connecting.set(held.clone()).is_ok(), "the cell was empty");
+        drop(connecting);
+        assert!(shared.in_use());
+        drop(held);
+        assert!(!shared.in_use());
+    }
+
+    #[tokio::test]
+    async fn idle_shared_links_go_and_links_in_use_stay() {
+        let proxy = Proxy::new(Default::default(), &Default::default());
+        let start = Instant::now();
+        let put = |user: Uuid| {
+            let make =
+                || SharedLink { org_id: Uuid::nil(), cell: Arc::new(OnceCell::new_with(Some(link()))) };
+            let (shared, pushed_out) =
+                proxy.shared.lock().unwrap().get_or_insert_with((user, Uuid::nil(), 0), start, make);
+            assert!(pushed_out.is_none());
+            shared
+        };
+        let count = || proxy.shared.lock().unwrap().len();
+        put(Uuid::new_v4());
+        let held = put(Uuid::new_v4()).cell.get().cloned().expect("a link"); // a call's
+        assert_eq!(count(), 2);
+
+        proxy.evict_idle_links(start + SHARED_LINK_IDLE - Duration::from_millis(1));
+        assert_eq!(count(), 2);
+        proxy.evict_idle_links(start + SHARED_LINK_IDLE);
+        assert_eq!(count(), 1, "the unused link goes, the one in use stays");
+        drop(held);
+        // Last seen in use at `start + SHARED_LINK_IDLE`: idle from then on.
+        proxy.evict_idle_links(start + 2 * SHARED_LINK_IDLE - Duration::from_millis(1));
+        assert_eq!(count(), 1);
+        proxy.evict_idle_links(start + 2 * SHARED_LINK_IDLE);
+        assert_eq!(count(), 0);
+    }
 }

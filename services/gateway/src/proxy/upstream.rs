@@ -28,6 +28,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Mutex, RwLock, broadcast};
 
 use super::meta::{RawObject, raw};
+use crate::backoff::Backoff;
 use crate::domain::ServerProtocol;
 
 /// Which generation of the protocol a server speaks.
@@ -217,8 +218,12 @@ impl Link {
             use futures_util::StreamExt;
             // The server's request id → the record it opened, for withdrawals.
             let open: Arc<std::sync::Mutex<HashMap<RequestId, uuid::Uuid>>> = Arc::default();
-            // A stream that keeps failing is reopened ever more slowly.
-            let mut pause = LISTEN_RETRY_FIRST;
+            // A stream that keeps failing is reopened ever more slowly: after one that delivered
+            // something, in `LISTEN_RETRY_FIRST`; after one that delivered nothing, in twice the
+            // pause before (twice `LISTEN_RETRY_FIRST` when there was none). So the first pause
+            // is only ever taken after a reset.
+            let mut pauses = Backoff::new(LISTEN_RETRY_FIRST, LISTEN_RETRY_MAX);
+            pauses.next();
             loop {
                 let Some(strong) = weak.upgrade() else { return };
                 let Link::Legacy(link) = strong.as_ref() else { return };
@@ -255,8 +260,10 @@ impl Link {
                 if weak.strong_count() == 0 {
                     return;
                 }
-                pause = if delivered { LISTEN_RETRY_FIRST } else { (pause * 2).min(LISTEN_RETRY_MAX) };
-                tokio::time::sleep(pause).await;
+                if delivered {
+                    pauses.reset();
+                }
+                tokio::time::sleep(pauses.next()).await;
             }
         }));
     }
@@ -462,6 +469,14 @@ async fn on_stream_message(
 }
 
 // --- modern ---------------------------------------------------------------------------
+
+#[cfg(test)]
+impl Link {
+    /// A 2026-07-28 link that has talked to nothing, for tests that only hold links.
+    pub(super) fn unconnected(endpoint: Endpoint) -> Arc<Link> {
+        Arc::new(Link::Modern(ModernLink::new(endpoint, false, Value::Null)))
+    }
+}
 
 pub struct ModernLink {
     endpoint: Endpoint,
