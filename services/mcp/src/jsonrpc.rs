@@ -85,6 +85,25 @@ impl ProtocolGeneration {
             _ => None,
         }
     }
+
+    /// Its name: `legacy` or `modern`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolGeneration::Legacy => "legacy",
+            ProtocolGeneration::Modern => "modern",
+        }
+    }
+
+    /// The generation `s` names (`legacy` or `modern`), if any.
+    pub fn parse(s: &str) -> Option<ProtocolGeneration> {
+        [ProtocolGeneration::Legacy, ProtocolGeneration::Modern].into_iter().find(|g| g.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for ProtocolGeneration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A request id: a string or an integer, kept as sent (`1` and `"1"` differ).

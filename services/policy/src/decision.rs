@@ -47,34 +47,74 @@
 //! 8. **Show** → [`Decision::Show`] with the accumulated warnings, under the
 //!    organisation's deadline.
 //!
-//! Reason strings come from the design's vocabulary and are listed in
-//! [`reason`].
+//! The rules that answer for a person are listed once, as [`Rule`].
 
 use serde::{Deserialize, Serialize};
 
 use crate::url_rules::{UrlFlag, UrlRefusal};
 use crate::{CredentialAskMode, OrgPolicy};
 
-/// The reason strings a [`Decision`] carries, from the design's vocabulary.
-pub mod reason {
+/// The policy's rules, as the reasons recorded when one answers for a person
+/// (the design's vocabulary; `as_str` is the one spelling everywhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
     /// The server is cut off for the organisation.
-    pub const CUT_OFF: &str = "cut_off";
+    CutOff,
     /// The user muted the server.
-    pub const MUTED: &str = "muted";
+    Muted,
     /// The request fishes for credentials and the organisation blocks that.
-    pub const CREDENTIAL_ASK: &str = "credential_ask";
+    CredentialAsk,
     /// The user declined the same question within the memory window.
-    pub const PREVIOUSLY_DECLINED: &str = "previously_declined";
+    PreviouslyDeclined,
     /// The reason to record for the mute that
-    /// [`Decision::AutoDecline::mute_for_pestering`](super::Decision::AutoDecline)
+    /// [`Decision::AutoDecline::mute_for_pestering`](Decision::AutoDecline)
     /// asks for.
-    pub const PESTERING: &str = "pestering";
+    Pestering,
     /// A rate cap is reached.
-    pub const RATE_CAPPED: &str = "rate_capped";
+    RateCapped,
     /// The user has as many pending elicitations as allowed.
-    pub const TOO_MANY_PENDING: &str = "too_many_pending";
+    TooManyPending,
     /// The URL of a URL-mode elicitation is refused by the URL rules.
-    pub const URL_REFUSED: &str = "url_refused";
+    UrlRefused,
+}
+
+impl Rule {
+    /// Every rule, in the policy's order.
+    pub const ALL: [Rule; 8] = [
+        Rule::CutOff,
+        Rule::Muted,
+        Rule::CredentialAsk,
+        Rule::PreviouslyDeclined,
+        Rule::Pestering,
+        Rule::RateCapped,
+        Rule::TooManyPending,
+        Rule::UrlRefused,
+    ];
+
+    /// The wire and storage spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::CutOff => "cut_off",
+            Rule::Muted => "muted",
+            Rule::CredentialAsk => "credential_ask",
+            Rule::PreviouslyDeclined => "previously_declined",
+            Rule::Pestering => "pestering",
+            Rule::RateCapped => "rate_capped",
+            Rule::TooManyPending => "too_many_pending",
+            Rule::UrlRefused => "url_refused",
+        }
+    }
+
+    /// The rule `s` spells, if any.
+    pub fn parse(s: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What the gateway knows about an elicitation when it decides.
@@ -154,23 +194,21 @@ pub enum Decision {
     /// The server is cut off: cancel the whole tool call (and any pending
     /// elicitations of the server).
     CancelCall {
-        /// [`reason::CUT_OFF`].
-        reason: &'static str,
+        /// [`Rule::CutOff`].
+        reason: Rule,
     },
     /// Answer `decline` on the user's behalf (`decided_by: policy`).
     AutoDecline {
-        /// [`reason::MUTED`], [`reason::CREDENTIAL_ASK`] or
-        /// [`reason::PREVIOUSLY_DECLINED`].
-        reason: &'static str,
+        /// [`Rule::Muted`], [`Rule::CredentialAsk`] or [`Rule::PreviouslyDeclined`].
+        reason: Rule,
         /// The re-asks reached the pestering threshold: also mute the server
-        /// for this user (recorded with [`reason::PESTERING`]) and tell them.
+        /// for this user (recorded with [`Rule::Pestering`]) and tell them.
         mute_for_pestering: bool,
     },
     /// Answer `cancel` on the user's behalf (`decided_by: policy`).
     AutoCancel {
-        /// [`reason::RATE_CAPPED`], [`reason::TOO_MANY_PENDING`] or
-        /// [`reason::URL_REFUSED`].
-        reason: &'static str,
+        /// [`Rule::RateCapped`], [`Rule::TooManyPending`] or [`Rule::UrlRefused`].
+        reason: Rule,
     },
     /// Show the elicitation to the user, with these warnings.
     Show {
@@ -202,18 +240,18 @@ pub fn decide(facts: &Facts, policy: &OrgPolicy) -> Decision {
     }
     // 2. Org cut-off.
     if facts.server_cut_off {
-        return Decision::CancelCall { reason: reason::CUT_OFF };
+        return Decision::CancelCall { reason: Rule::CutOff };
     }
     // 3. User mute.
     if facts.muted {
-        return Decision::AutoDecline { reason: reason::MUTED, mute_for_pestering: false };
+        return Decision::AutoDecline { reason: Rule::Muted, mute_for_pestering: false };
     }
     let mut warnings = Vec::new();
     // 4. Credential-ask ban.
     if facts.credential_hits > 0 {
         match facts.credential_mode {
             CredentialAskMode::Block => {
-                return Decision::AutoDecline { reason: reason::CREDENTIAL_ASK, mute_for_pestering: false };
+                return Decision::AutoDecline { reason: Rule::CredentialAsk, mute_for_pestering: false };
             }
             CredentialAskMode::Warn => warnings.push(Warning::CredentialAsk),
             CredentialAskMode::Off => {}
@@ -222,7 +260,7 @@ pub fn decide(facts: &Facts, policy: &OrgPolicy) -> Decision {
     // 5. Decline memory.
     if facts.previously_declined {
         let pestering = facts.reasks_after_decline >= policy.decline_memory.pestering_threshold;
-        return Decision::AutoDecline { reason: reason::PREVIOUSLY_DECLINED, mute_for_pestering: pestering };
+        return Decision::AutoDecline { reason: Rule::PreviouslyDeclined, mute_for_pestering: pestering };
     }
     // 6. Rate caps.
     let caps = &policy.rate_caps;
@@ -231,14 +269,14 @@ pub fn decide(facts: &Facts, policy: &OrgPolicy) -> Decision {
         || rate.server_last_hour >= caps.per_server_per_hour
         || rate.org_last_hour >= caps.per_org_per_hour
     {
-        return Decision::AutoCancel { reason: reason::RATE_CAPPED };
+        return Decision::AutoCancel { reason: Rule::RateCapped };
     }
     if rate.pending_for_user >= caps.max_pending_per_user {
-        return Decision::AutoCancel { reason: reason::TOO_MANY_PENDING };
+        return Decision::AutoCancel { reason: Rule::TooManyPending };
     }
     // 7. URL rules.
     match &facts.url {
-        Some(Err(_)) => return Decision::AutoCancel { reason: reason::URL_REFUSED },
+        Some(Err(_)) => return Decision::AutoCancel { reason: Rule::UrlRefused },
         Some(Ok(flags)) if !flags.is_empty() => warnings.push(Warning::UrlFlags(flags.clone())),
         Some(Ok(_)) | None => {}
     }

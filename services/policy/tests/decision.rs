@@ -1,7 +1,7 @@
 //! The policy decision through the public API: one test per step, each
 //! showing what it wins over and what wins over it.
 
-use herald_policy::decision::{Decision, Facts, RateCounts, Warning, decide, reason};
+use herald_policy::decision::{Decision, Facts, RateCounts, Rule, Warning, decide};
 use herald_policy::url_rules::{UrlFlag, UrlRefusal, UrlRule, check_url};
 use herald_policy::{CredentialAskMode, OrgPolicy, UrlModePolicy};
 
@@ -28,12 +28,17 @@ fn everything_wrong() -> Facts {
     }
 }
 
-fn decline(reason: &'static str) -> Decision {
-    Decision::AutoDecline { reason, mute_for_pestering: false }
+/// The rule spelled as it is stored and sent.
+fn rule(name: &str) -> Rule {
+    Rule::parse(name).unwrap_or_else(|| panic!("{name} is no rule"))
 }
 
-fn cancel(reason: &'static str) -> Decision {
-    Decision::AutoCancel { reason }
+fn decline(reason: &str) -> Decision {
+    Decision::AutoDecline { reason: rule(reason), mute_for_pestering: false }
+}
+
+fn cancel(reason: &str) -> Decision {
+    Decision::AutoCancel { reason: rule(reason) }
 }
 
 fn show(warnings: Vec<Warning>) -> Decision {
@@ -61,9 +66,9 @@ fn step_1_protocol_violation_beats_everything() {
 #[test]
 fn step_2_cut_off_beats_everything_after_the_protocol_check() {
     let facts = Facts { protocol_ok: Ok(()), ..everything_wrong() };
-    assert_eq!(decide(&facts, &policy()), Decision::CancelCall { reason: "cut_off" });
+    assert_eq!(decide(&facts, &policy()), Decision::CancelCall { reason: Rule::CutOff });
     let only_cut_off = Facts { server_cut_off: true, ..Facts::default() };
-    assert_eq!(decide(&only_cut_off, &policy()), Decision::CancelCall { reason: reason::CUT_OFF });
+    assert_eq!(decide(&only_cut_off, &policy()), Decision::CancelCall { reason: Rule::CutOff });
 }
 
 #[test]
@@ -71,7 +76,7 @@ fn step_3_a_muted_servers_credential_ask_is_declined_as_muted() {
     let facts = Facts { protocol_ok: Ok(()), server_cut_off: false, ..everything_wrong() };
     assert_eq!(decide(&facts, &policy()), decline("muted"));
     let only_muted = Facts { muted: true, ..Facts::default() };
-    assert_eq!(decide(&only_muted, &policy()), decline(reason::MUTED));
+    assert_eq!(decide(&only_muted, &policy()), decline(Rule::Muted.as_str()));
 }
 
 #[test]
@@ -85,7 +90,7 @@ fn step_4_credential_ban_by_mode() {
     let warn = Facts { credential_mode: CredentialAskMode::Warn, ..base.clone() };
     assert_eq!(
         decide(&warn, &policy()),
-        Decision::AutoDecline { reason: "previously_declined", mute_for_pestering: true }
+        Decision::AutoDecline { reason: Rule::PreviouslyDeclined, mute_for_pestering: true }
     );
     // Off: hits are ignored.
     let off = Facts { credential_mode: CredentialAskMode::Off, credential_hits: 3, ..Facts::default() };
@@ -112,7 +117,7 @@ fn step_5_decline_memory_and_pestering() {
         let facts = Facts { reasks_after_decline: reasks, ..base.clone() };
         assert_eq!(
             decide(&facts, &policy),
-            Decision::AutoDecline { reason: reason::PREVIOUSLY_DECLINED, mute_for_pestering: pestering },
+            Decision::AutoDecline { reason: Rule::PreviouslyDeclined, mute_for_pestering: pestering },
             "{reasks} re-asks"
         );
     }
@@ -125,7 +130,7 @@ fn step_5_decline_memory_and_pestering() {
     let first_reask = Facts { previously_declined: true, reasks_after_decline: 1, ..Facts::default() };
     assert_eq!(
         decide(&first_reask, &strict),
-        Decision::AutoDecline { reason: "previously_declined", mute_for_pestering: true }
+        Decision::AutoDecline { reason: Rule::PreviouslyDeclined, mute_for_pestering: true }
     );
 }
 
@@ -151,7 +156,7 @@ fn step_6_rate_caps_at_exactly_the_cap() {
     assert_eq!(decide(&with(at_pending), &policy), cancel("too_many_pending"));
     // Both: the rate cap is reported.
     let both = RateCounts { pending_for_user: caps.max_pending_per_user, ..at_org };
-    assert_eq!(decide(&with(both), &policy), cancel(reason::RATE_CAPPED));
+    assert_eq!(decide(&with(both), &policy), cancel(Rule::RateCapped.as_str()));
 }
 
 #[test]
@@ -163,7 +168,7 @@ fn step_6_rate_caps_beat_the_url_rules_and_keep_no_warnings() {
         url: Some(Err(UrlRefusal { rule: UrlRule::Denied, reason: "denied".to_owned() })),
         ..Facts::default()
     };
-    assert_eq!(decide(&facts, &policy()), cancel(reason::RATE_CAPPED));
+    assert_eq!(decide(&facts, &policy()), cancel(Rule::RateCapped.as_str()));
 }
 
 #[test]
@@ -215,4 +220,14 @@ fn warnings_serialize_with_snake_case_tags() {
             { "type": "url_flags", "flags": [ { "type": "punycode" }, { "type": "confusable", "looks_like": "okta" } ] }
         ])
     );
+}
+
+#[test]
+fn every_rule_has_one_spelling_that_parses_back() {
+    let names: std::collections::HashSet<&str> = Rule::ALL.iter().map(|r| r.as_str()).collect();
+    assert_eq!(names.len(), Rule::ALL.len());
+    for r in Rule::ALL {
+        assert_eq!(Rule::parse(r.as_str()), Some(r));
+    }
+    assert_eq!(Rule::parse("Muted"), None);
 }

@@ -2,6 +2,7 @@
 //! host holds for the upstream) are sealed with the instance key, bound to
 //! their org and server, and never returned: responses list their names only.
 
+use herald_policy::decision::Rule;
 use std::collections::BTreeMap;
 
 use axum::Json;
@@ -254,10 +255,10 @@ fn changed(server: &Server) -> Forget {
 
 /// Ends every pending elicitation of a server, on behalf of the org's policy.
 async fn end_pending(state: &AppState, org_id: Uuid, server_id: Uuid) {
-    use crate::broker::outcome::{DecidedBy, cancelled, reason};
+    use crate::domain::outcome::{DecidedBy, cancelled};
     match state
         .store
-        .resolve_pending_of_server(org_id, server_id, &cancelled(DecidedBy::Policy, reason::CUT_OFF))
+        .resolve_pending_of_server(org_id, server_id, &cancelled(DecidedBy::Policy, Rule::CutOff))
         .await
     {
         Ok(ended) => ended.iter().for_each(|e| state.broker.announce(e)),

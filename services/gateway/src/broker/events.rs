@@ -4,6 +4,9 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use herald_mcp::{ElicitAction, ElicitationMode};
+
+use crate::domain::outcome::{DecidedBy, Reason};
 use crate::storage::Elicitation;
 
 /// An elicitation as a person sees it. The server is the one registered in
@@ -14,7 +17,7 @@ pub struct ElicitationView {
     pub org: String,
     pub server: ServerView,
     pub tool: Option<String>,
-    pub mode: String,
+    pub mode: ElicitationMode,
     pub message: String,
     /// The schema as the server sent it (already checked against the subset).
     pub requested_schema: Option<serde_json::Value>,
@@ -30,10 +33,10 @@ pub struct ElicitationView {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub expires_at: OffsetDateTime,
-    pub action: Option<String>,
+    pub action: Option<ElicitAction>,
     pub content: Option<serde_json::Value>,
-    pub decided_by: Option<String>,
-    pub reason: Option<String>,
+    pub decided_by: Option<DecidedBy>,
+    pub reason: Option<Reason>,
     #[serde(with = "time::serde::rfc3339::option")]
     pub resolved_at: Option<OffsetDateTime>,
 }
@@ -57,7 +60,7 @@ impl From<&Elicitation> for ElicitationView {
                 url: crate::domain::ServerUrl::display_form(&e.server.url),
             },
             tool: e.tool.clone(),
-            mode: e.mode.clone(),
+            mode: e.mode,
             message: e.message.clone(),
             requested_schema: e.requested_schema.clone(),
             form: e.requested_schema.as_ref().and_then(|s| herald_mcp::parse_requested_schema(s).ok()),
@@ -66,10 +69,10 @@ impl From<&Elicitation> for ElicitationView {
             status: if outcome.is_some() { "resolved" } else { "pending" },
             created_at: e.created_at,
             expires_at: e.expires_at,
-            action: outcome.map(|o| o.action.clone()),
+            action: outcome.map(|o| o.action),
             content: outcome.and_then(|o| o.content.clone()),
-            decided_by: outcome.map(|o| o.decided_by.clone()),
-            reason: outcome.and_then(|o| o.reason.clone()),
+            decided_by: outcome.map(|o| o.decided_by),
+            reason: outcome.and_then(|o| o.reason),
             resolved_at: outcome.map(|o| o.resolved_at),
         }
     }
@@ -82,7 +85,7 @@ pub enum ServerEvent {
     #[serde(rename = "elicitation.created")]
     Created(Box<ElicitationView>),
     #[serde(rename = "elicitation.resolved")]
-    Resolved { id: Uuid, action: String, decided_by: String, reason: Option<String> },
+    Resolved { id: Uuid, action: Option<ElicitAction>, decided_by: Option<DecidedBy>, reason: Option<Reason> },
     /// Something the user should know that is not a question, e.g. that a
     /// server reports the out-of-band step of a URL elicitation complete.
     #[serde(rename = "notice")]
@@ -105,13 +108,14 @@ impl ServerEvent {
         ServerEvent::Created(Box::new(e.into()))
     }
 
+    /// An ended elicitation's ending (`e.outcome` is always set by then).
     pub fn resolved(e: &Elicitation) -> Self {
         let outcome = e.outcome.as_ref();
         ServerEvent::Resolved {
             id: e.id,
-            action: outcome.map(|o| o.action.clone()).unwrap_or_default(),
-            decided_by: outcome.map(|o| o.decided_by.clone()).unwrap_or_default(),
-            reason: outcome.and_then(|o| o.reason.clone()),
+            action: outcome.map(|o| o.action),
+            decided_by: outcome.map(|o| o.decided_by),
+            reason: outcome.and_then(|o| o.reason),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! counters) and carries it out. An automatic answer is recorded, audited,
 //! and sent to the server exactly as a person's would be.
 
+use herald_policy::decision::Rule;
 use std::sync::Arc;
 
 use herald_mcp::{ElicitAction, FieldKind, RequestedSchema, parse_requested_schema};
@@ -18,10 +19,10 @@ use time::{Duration, OffsetDateTime};
 
 use super::events::{ServerEvent, ServerView};
 use super::floods::{FloodKey, Summary};
-use super::outcome::{DecidedBy, outcome, reason};
 use super::{Broker, Waiter};
 use crate::audit::{self, Actor, Subject};
 use crate::crypto;
+use crate::domain::outcome::{DecidedBy, Reason, outcome};
 use crate::proxy::CallContext;
 use crate::storage::{Conflict, Elicitation, StoreError};
 
@@ -62,7 +63,7 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
                 ctx.user_id,
                 &fingerprint,
                 memory_since,
-                reason::PREVIOUSLY_DECLINED,
+                Rule::PreviouslyDeclined.as_str(),
             )
             .await?;
         u32::try_from(earlier).unwrap_or(u32::MAX).saturating_add(1)
@@ -101,8 +102,8 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
         Decision::Show { .. } => "shown",
         Decision::AutoDecline { reason: why, .. }
         | Decision::AutoCancel { reason: why }
-        | Decision::CancelCall { reason: why } => why,
-        Decision::Refuse { .. } => reason::INTERRUPTED,
+        | Decision::CancelCall { reason: why } => why.as_str(),
+        Decision::Refuse { .. } => Reason::Interrupted.as_str(),
     });
     match decision {
         Decision::Show { warnings } => {
@@ -113,17 +114,17 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
             if mute_for_pestering {
                 mute_for_pestering_now(ctx).await?;
             }
-            if why == reason::CREDENTIAL_ASK {
+            if why == Rule::CredentialAsk {
                 tell_about_blocked_credential_ask(ctx, &record, &hits).await;
             }
-            answer(ctx, record, ElicitAction::Decline, why, &hits).await
+            answer(ctx, record, ElicitAction::Decline, why.into(), &hits).await
         }
         Decision::AutoCancel { reason: why } | Decision::CancelCall { reason: why } => {
-            answer(ctx, record, ElicitAction::Cancel, why, &hits).await
+            answer(ctx, record, ElicitAction::Cancel, why.into(), &hits).await
         }
         // The protocol check happened before the policy was consulted.
         Decision::Refuse { .. } => {
-            answer(ctx, record, ElicitAction::Cancel, reason::INTERRUPTED, &hits).await
+            answer(ctx, record, ElicitAction::Cancel, Reason::Interrupted, &hits).await
         }
     }
 }
@@ -135,7 +136,7 @@ async fn answer(
     ctx: &CallContext,
     mut record: Elicitation,
     action: ElicitAction,
-    why: &'static str,
+    why: Reason,
     hits: &[CredentialHit],
 ) -> Result<Waiter, StoreError> {
     record.outcome = Some(outcome(action, None, DecidedBy::Policy, why));
@@ -143,12 +144,12 @@ async fn answer(
         org_id: ctx.org_id,
         user_id: ctx.user_id,
         server_slug: ctx.server.slug.clone(),
-        reason: why,
+        reason: why.as_str(),
     };
     let (individually, ended) = ctx.state.broker.floods.record_individually(key, std::time::Instant::now());
     audit_floods(ctx.state.store.as_ref(), ended).await;
     if !individually {
-        crate::telemetry::metrics::metrics().policy_decision_unrecorded(why);
+        crate::telemetry::metrics::metrics().policy_decision_unrecorded(why.as_str());
         return Ok(ctx.state.broker.answered_unrecorded(record));
     }
     let details = json!({
@@ -161,7 +162,7 @@ async fn answer(
     let subject = Subject {
         user_id: Some(ctx.user_id),
         server_slug: Some(ctx.server.slug.clone()),
-        reason: Some(why.to_owned()),
+        reason: Some(why.as_str().to_owned()),
         details: Some(details),
     };
     let waiter = ctx.state.broker.record_answered(record).await?;
@@ -193,7 +194,14 @@ async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
     let store = ctx.state.store.as_ref();
     let note = "muted automatically: it kept asking a question you had declined";
     match store
-        .mute(ctx.org_id, ctx.user_id, ctx.server.id, reason::PESTERING, note, OffsetDateTime::now_utc())
+        .mute(
+            ctx.org_id,
+            ctx.user_id,
+            ctx.server.id,
+            Rule::Pestering.as_str(),
+            note,
+            OffsetDateTime::now_utc(),
+        )
         .await
     {
         Ok(()) | Err(StoreError::Conflict(Conflict::AlreadyMuted)) => {}
@@ -202,7 +210,7 @@ async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
     let subject = Subject {
         user_id: Some(ctx.user_id),
         server_slug: Some(ctx.server.slug.clone()),
-        reason: Some(reason::PESTERING.to_owned()),
+        reason: Some(Rule::Pestering.as_str().to_owned()),
         details: None,
     };
     audit::record(store, ctx.org_id, Actor::Policy, "mute.added", subject).await;

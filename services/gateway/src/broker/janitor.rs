@@ -8,7 +8,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 
 use super::Broker;
-use super::outcome::{DecidedBy, cancelled, reason};
+use crate::domain::outcome::{DecidedBy, Reason, cancelled};
 
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 /// A replica silent for this long is dead.
@@ -75,14 +75,14 @@ pub async fn sweep(broker: &Broker) {
         .resolve_abandoned(
             broker.replica_id,
             stale_before,
-            &cancelled(DecidedBy::System, reason::INTERRUPTED),
+            &cancelled(DecidedBy::System, Reason::Interrupted),
         )
         .await
     {
         Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
         Err(e) => tracing::warn!(error = %e, "could not end elicitations of dead replicas"),
     }
-    match store.resolve_expired(now - DEADLINE_GRACE, &cancelled(DecidedBy::Timeout, reason::EXPIRED)).await {
+    match store.resolve_expired(now - DEADLINE_GRACE, &cancelled(DecidedBy::Timeout, Reason::Expired)).await {
         Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
         Err(e) => tracing::warn!(error = %e, "could not end expired elicitations"),
     }

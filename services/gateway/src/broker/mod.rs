@@ -13,7 +13,6 @@ pub mod floods;
 pub mod gate;
 pub mod hub;
 pub mod janitor;
-pub mod outcome;
 pub mod respond;
 
 use std::collections::HashMap;
@@ -24,11 +23,11 @@ use tokio::sync::oneshot;
 use uuid::Uuid;
 
 use crate::backoff::Backoff;
+use crate::domain::outcome::{DecidedBy, Reason, cancelled};
 use crate::replicas::{self, QuestionChange, QuestionEvent};
 use crate::storage::{Elicitation, Outcome, Store, StoreError};
 use events::ServerEvent;
 use hub::Hub;
-use outcome::{DecidedBy, cancelled, reason};
 
 pub struct Broker {
     /// This process, as recorded on the elicitations it holds.
@@ -94,7 +93,7 @@ impl Broker {
         if let Some(outcome) = &elicitation.outcome {
             tracing::info!(
                 elicitation_id = %elicitation.id, org = %elicitation.org_slug, server = %elicitation.server.slug,
-                action = %outcome.action, reason = outcome.reason.as_deref().unwrap_or("-"), "elicitation answered by policy"
+                action = %outcome.action, reason = outcome.reason.map_or("-", |r| r.as_str()), "elicitation answered by policy"
             );
         }
         Ok(Waiter {
@@ -141,7 +140,7 @@ impl Broker {
         if let Some(outcome) = &e.outcome {
             tracing::info!(
                 elicitation_id = %e.id, action = %outcome.action, decided_by = %outcome.decided_by,
-                reason = outcome.reason.as_deref().unwrap_or("-"), "elicitation ended"
+                reason = outcome.reason.map_or("-", |r| r.as_str()), "elicitation ended"
             );
         }
         self.untrack(e);
@@ -164,7 +163,7 @@ impl Broker {
     /// calls then send the server a cancel and the agent its result, and the
     /// dashboards are told).
     pub async fn stop(&self) {
-        let ending = cancelled(DecidedBy::System, reason::INTERRUPTED);
+        let ending = cancelled(DecidedBy::System, Reason::Interrupted);
         match self.store.resolve_pending_of_replica(self.replica_id, &ending).await {
             Ok(ended) => {
                 if !ended.is_empty() {
@@ -251,7 +250,7 @@ impl Waiter {
                 }
             }
             () = sleep => {
-                let timeout = cancelled(DecidedBy::Timeout, reason::EXPIRED);
+                let timeout = cancelled(DecidedBy::Timeout, Reason::Expired);
                 if let Ok(Some(e)) = Box::pin(self.broker.resolve(self.id, &timeout)).await {
                     return e;
                 }
@@ -275,7 +274,7 @@ impl Waiter {
                 }
                 Ok(Some(_)) => {
                     // Still pending: the deadline's resolve failed; try it again.
-                    let timeout = cancelled(DecidedBy::Timeout, reason::EXPIRED);
+                    let timeout = cancelled(DecidedBy::Timeout, Reason::Expired);
                     if let Ok(Some(e)) = Box::pin(self.broker.resolve(self.id, &timeout)).await {
                         return e;
                     }

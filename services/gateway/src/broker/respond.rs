@@ -1,12 +1,12 @@
 //! A person's answer, from the REST API or a websocket: checked against the
 //! record and its schema, then applied by the broker's compare-and-set.
 
-use herald_mcp::{ElicitAction, FieldError, parse_requested_schema, validate_content};
+use herald_mcp::{ElicitAction, ElicitationMode, FieldError, parse_requested_schema, validate_content};
 use serde::Deserialize;
 use uuid::Uuid;
 
 use super::Broker;
-use super::outcome::{DecidedBy, outcome, reason};
+use crate::domain::outcome::{DecidedBy, Reason, outcome};
 use crate::storage::{DeclineRecord, Elicitation, StoreError};
 
 /// `respond {action, content?}` as dashboards send it.
@@ -46,10 +46,10 @@ pub async fn respond(
         .filter(|e| org_id.is_none_or(|org| org == e.org_id))
         .ok_or(RespondError::NotFound)?;
     if let Some(ended) = &record.outcome {
-        return Err(RespondError::Ended(ended.action.clone()));
+        return Err(RespondError::Ended(ended.action.as_str().to_owned()));
     }
     let (content, why) = match answer.action {
-        ElicitAction::Accept if record.mode == "form" => {
+        ElicitAction::Accept if record.mode == ElicitationMode::Form => {
             let schema =
                 record.requested_schema.as_ref().and_then(|s| parse_requested_schema(s).ok()).ok_or_else(
                     || {
@@ -61,7 +61,7 @@ pub async fn respond(
                 )?;
             let content =
                 validate_content(&schema, answer.content.as_ref()).map_err(RespondError::Invalid)?;
-            (Some(serde_json::Value::Object(content)), reason::ANSWERED)
+            (Some(serde_json::Value::Object(content)), Reason::Answered)
         }
         _ if answer.content.as_ref().is_some_and(|c| !c.is_null()) => {
             return Err(RespondError::Invalid(vec![FieldError {
@@ -69,9 +69,9 @@ pub async fn respond(
                 message: "content goes only with accepting a form".into(),
             }]));
         }
-        ElicitAction::Accept => (None, reason::ANSWERED),
-        ElicitAction::Decline => (None, reason::DECLINED),
-        ElicitAction::Cancel => (None, reason::DISMISSED),
+        ElicitAction::Accept => (None, Reason::Answered),
+        ElicitAction::Decline => (None, Reason::Declined),
+        ElicitAction::Cancel => (None, Reason::Dismissed),
     };
     let action = answer.action;
     let ending = outcome(action, content, DecidedBy::User, why);
@@ -84,7 +84,9 @@ pub async fn respond(
         }
         None => {
             let now = broker.store().elicitation_of_user(user_id, id).await?;
-            Err(RespondError::Ended(now.and_then(|e| e.outcome).map(|o| o.action).unwrap_or_default()))
+            Err(RespondError::Ended(
+                now.and_then(|e| e.outcome).map(|o| o.action.as_str().to_owned()).unwrap_or_default(),
+            ))
         }
     }
 }

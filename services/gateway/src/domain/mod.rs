@@ -1,7 +1,9 @@
 //! Domain newtypes. Each one parses untrusted input into a value that is valid by
-//! construction, so code past the API boundary never re-checks it.
+//! construction, so code past the API boundary never re-checks it; and the
+//! vocabulary of a question's ending (`outcome`), parsed once where rows are read.
 
 mod email;
+pub mod outcome;
 mod password;
 mod protocol;
 mod role;

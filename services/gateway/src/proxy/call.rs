@@ -23,7 +23,7 @@ use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use herald_mcp::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, URL_ELICITATION_REQUIRED};
 use herald_mcp::transport::{MessageStream, Reply, TransportError};
-use herald_mcp::{Message, RequestId};
+use herald_mcp::{ElicitAction, ElicitationMode, Message, ProtocolGeneration, RequestId};
 use reqwest::header::HeaderMap;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -38,7 +38,7 @@ use super::meta::{RawObject, raw};
 use super::relay;
 use super::upstream::{Generation, LegacyLink, Link, ModernLink};
 use crate::broker::events::{ServerEvent, ServerView};
-use crate::broker::outcome::{DecidedBy, cancelled, reason};
+use crate::domain::outcome::{DecidedBy, Reason, cancelled};
 
 /// How often a waiting agent hears from Herald while a person decides.
 pub const KEEPALIVE_EVERY: Duration = Duration::from_secs(10);
@@ -187,7 +187,7 @@ impl Relay<'_> {
         )
     }
 
-    async fn end_all(&self, open: impl Iterator<Item = Uuid>, by: DecidedBy, why: &str) {
+    async fn end_all(&self, open: impl Iterator<Item = Uuid>, by: DecidedBy, why: Reason) {
         let ending = cancelled(by, why);
         for id in open {
             if let Err(e) = Box::pin(self.ctx.state.broker.resolve(id, &ending)).await {
@@ -219,8 +219,8 @@ impl Relay<'_> {
         let mut open = Vec::new();
         for params in &required {
             let params = raw(params);
-            match Box::pin(prepare(self.ctx, Some(&params), "legacy")).await {
-                Ok((ctx, record)) if record.mode == "url" => {
+            match Box::pin(prepare(self.ctx, Some(&params), ProtocolGeneration::Legacy)).await {
+                Ok((ctx, record)) if record.mode == ElicitationMode::Url => {
                     match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
                         Ok(waiter) => {
                             open.push(waiter.id);
@@ -234,13 +234,13 @@ impl Relay<'_> {
                 }
                 // Only URL elicitations can satisfy -32042; anything else ends the attempt.
                 _ => {
-                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                    self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
                     return Some(first);
                 }
             }
         }
         if self.send(Down::Commit).await.is_err() {
-            self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+            self.end_all(open.iter().copied(), DecidedBy::Caller, Reason::CallerCancelled).await;
             return None;
         }
         let mut all_accepted = true;
@@ -249,11 +249,11 @@ impl Relay<'_> {
         while !waiting.is_empty() {
             tokio::select! {
                 () = self.gone() => {
-                    self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    self.end_all(open.iter().copied(), DecidedBy::Caller, Reason::CallerCancelled).await;
                     return None;
                 }
                 Some(ended) = waiting.next() => {
-                    all_accepted &= ended.outcome.is_some_and(|o| o.action == "accept");
+                    all_accepted &= ended.outcome.is_some_and(|o| o.action == ElicitAction::Accept);
                 }
                 _ = keepalive.tick() => {
                     let _ = self.keep_alive().await;
@@ -313,7 +313,7 @@ impl Relay<'_> {
         tokio::pin!(idle);
         let outcome = loop {
             if replies.overflowed {
-                self.end_all(open.values().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                self.end_all(open.values().copied(), DecidedBy::System, Reason::Interrupted).await;
                 let params =
                     json!({ "requestId": upstream_id, "reason": "the server asked too much too fast" });
                 let _ = Box::pin(link.notify("notifications/cancelled", params)).await;
@@ -321,7 +321,7 @@ impl Relay<'_> {
             }
             tokio::select! {
                 () = self.gone() => {
-                    self.end_all(open.values().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    self.end_all(open.values().copied(), DecidedBy::Caller, Reason::CallerCancelled).await;
                     let params = json!({ "requestId": upstream_id, "reason": "the caller cancelled the request" });
                     if let Err(e) = Box::pin(link.notify("notifications/cancelled", params)).await {
                         tracing::debug!(error = %e, "could not tell the server the call was cancelled");
@@ -333,11 +333,11 @@ impl Relay<'_> {
                     let message = match item {
                         Some(Ok(message)) => message,
                         Some(Err(e)) => {
-                            self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
+                            self.end_all(open.values().copied(), DecidedBy::System, Reason::UpstreamLost).await;
                             break Some(self.upstream_error(&e));
                         }
                         None => {
-                            self.end_all(open.values().copied(), DecidedBy::System, reason::UPSTREAM_LOST).await;
+                            self.end_all(open.values().copied(), DecidedBy::System, Reason::UpstreamLost).await;
                             let lost = TransportError::Lost("the stream ended before the response".into());
                             break Some(self.upstream_error(&lost));
                         }
@@ -345,7 +345,7 @@ impl Relay<'_> {
                     match message {
                         Message::Request { id, method, params } if method == "elicitation/create" => {
                             let upstream_url_id = url_elicitation_id(params.as_deref());
-                            match Box::pin(prepare(self.ctx, params.as_deref(), "legacy")).await {
+                            match Box::pin(prepare(self.ctx, params.as_deref(), ProtocolGeneration::Legacy)).await {
                                 Err(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
                                     replies.push(Message::error(Some(id), INVALID_PARAMS, why));
@@ -401,7 +401,7 @@ impl Relay<'_> {
                                         Err(why) => {
                                             // Nobody is there to take the call's answer: it ends.
                                             let _ = Box::pin(link.reply(relay::to_server(id, Err(why)))).await;
-                                            self.end_all(open.values().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                                            self.end_all(open.values().copied(), DecidedBy::Caller, Reason::CallerCancelled).await;
                                             let params = json!({ "requestId": upstream_id, "reason": "the caller did not come back" });
                                             let _ = Box::pin(link.notify("notifications/cancelled", params)).await;
                                             break None;
@@ -430,7 +430,7 @@ impl Relay<'_> {
                                 .and_then(|p| p.get("requestId").and_then(RequestId::from_value))
                                 .and_then(|rid| open.get(&rid).copied());
                             if let Some(id) = withdrawn {
-                                self.end_all(std::iter::once(id), DecidedBy::Server, reason::SERVER_CANCELLED).await;
+                                self.end_all(std::iter::once(id), DecidedBy::Server, Reason::ServerCancelled).await;
                             }
                         }
                         // About a URL elicitation the agent never saw: tell the person instead.
@@ -455,7 +455,7 @@ impl Relay<'_> {
                         }
                         Message::Response { ref id, .. } | Message::Error { id: Some(ref id), .. } if id == upstream_id => {
                             // The server finished without waiting for these: it withdrew them.
-                            self.end_all(open.values().copied(), DecidedBy::Server, reason::SERVER_CANCELLED).await;
+                            self.end_all(open.values().copied(), DecidedBy::Server, Reason::ServerCancelled).await;
                             break Some(self.legacy_answer(message));
                         }
                         _ => {}
@@ -465,7 +465,7 @@ impl Relay<'_> {
                     open.remove(&server_request);
                     let outcome = ended.outcome.expect("an ended elicitation has an outcome");
                     // A server that withdrew its request must not get an answer.
-                    if outcome.decided_by != DecidedBy::Server.as_str() {
+                    if outcome.decided_by != DecidedBy::Server {
                         replies.push(Message::response(server_request, raw(&elicit_result(&outcome))));
                     }
                 }
@@ -707,20 +707,21 @@ impl Relay<'_> {
                     _ => Some(format!("the server asked for {method:?}, which this client does not offer")),
                 };
                 if let Some(why) = why {
-                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                    self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
                     return Err(self.refusal(request, &why));
                 }
                 for_agent.insert(key, input);
                 continue;
             }
             let params = input.get("params").map(raw);
-            let (ctx, record) = match Box::pin(prepare(self.ctx, params.as_deref(), "modern")).await {
-                Ok(prepared) => prepared,
-                Err(why) => {
-                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
-                    return Err(self.refusal(request, &why));
-                }
-            };
+            let (ctx, record) =
+                match Box::pin(prepare(self.ctx, params.as_deref(), ProtocolGeneration::Modern)).await {
+                    Ok(prepared) => prepared,
+                    Err(why) => {
+                        self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
+                        return Err(self.refusal(request, &why));
+                    }
+                };
             match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
                 Ok(waiter) => {
                     open.push(waiter.id);
@@ -728,7 +729,7 @@ impl Relay<'_> {
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "could not store an elicitation");
-                    self.end_all(open.iter().copied(), DecidedBy::System, reason::INTERRUPTED).await;
+                    self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
                     return Err(failure(
                         &self.agent_id,
                         "the host could not record the server's request for input",
@@ -750,13 +751,13 @@ impl Relay<'_> {
                 }
                 Err(why) => {
                     tracing::info!(server = %self.ctx.server.slug, reason = %why, "the agent did not answer");
-                    self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    self.end_all(open.iter().copied(), DecidedBy::Caller, Reason::CallerCancelled).await;
                     return Ok(None);
                 }
             }
         }
         if self.send(Down::Commit).await.is_err() {
-            self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+            self.end_all(open.iter().copied(), DecidedBy::Caller, Reason::CallerCancelled).await;
             return Ok(None);
         }
         let mut keepalive = tokio::time::interval(KEEPALIVE_EVERY);
@@ -764,7 +765,7 @@ impl Relay<'_> {
         while !waiting.is_empty() {
             tokio::select! {
                 () = self.gone() => {
-                    self.end_all(open.iter().copied(), DecidedBy::Caller, reason::CALLER_CANCELLED).await;
+                    self.end_all(open.iter().copied(), DecidedBy::Caller, Reason::CallerCancelled).await;
                     return Ok(None);
                 }
                 Some((key, ended)) = waiting.next() => {

@@ -2,7 +2,8 @@
 //! ending back to the `ElicitResult` the server receives. A policy decision
 //! has exactly the shape of a person's answer.
 
-use herald_mcp::{ElicitRequest, parse_elicit_params};
+use herald_mcp::{ElicitAction, ElicitRequest, ElicitationMode, ProtocolGeneration, parse_elicit_params};
+use herald_policy::decision::Rule;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -17,7 +18,7 @@ use crate::storage::{Elicitation, Outcome, ServerSnapshot};
 pub async fn prepare(
     ctx: &CallContext,
     params: Option<&RawValue>,
-    protocol: &str,
+    protocol: ProtocolGeneration,
 ) -> Result<(CallContext, Box<Elicitation>), String> {
     // A server asking far more often than the org's rate cap is refused before the question
     // costs anything more: no record, no database round trip.
@@ -33,7 +34,7 @@ pub async fn prepare(
             org_id: ctx.org_id,
             user_id: ctx.user_id,
             server_slug: ctx.server.slug.clone(),
-            reason: crate::broker::outcome::reason::RATE_CAPPED,
+            reason: Rule::RateCapped.as_str(),
         };
         let ended = ctx.state.broker.floods.count_unrecorded(key, std::time::Instant::now());
         crate::broker::gate::audit_floods(ctx.state.store.as_ref(), ended).await;
@@ -60,8 +61,8 @@ pub enum Intake {
 }
 
 /// Checks a server's request against the protocol and the org's rules and
-/// prepares its record. `protocol` is `legacy` or `modern`.
-pub fn intake(ctx: &CallContext, params: Option<&RawValue>, protocol: &str) -> Intake {
+/// prepares its record, asked in the server's era `protocol`.
+pub fn intake(ctx: &CallContext, params: Option<&RawValue>, protocol: ProtocolGeneration) -> Intake {
     let Some(params) = params else { return Intake::Refuse("elicitation/create needs params".into()) };
     let value: Value = match serde_json::from_str(params.get()) {
         Ok(v) => v,
@@ -72,14 +73,16 @@ pub fn intake(ctx: &CallContext, params: Option<&RawValue>, protocol: &str) -> I
         Err(e) => return Intake::Refuse(e.to_string()),
     };
     let (mode, message, schema, url) = match request {
-        ElicitRequest::Form { message, .. } => ("form", message, value.get("requestedSchema").cloned(), None),
+        ElicitRequest::Form { message, .. } => {
+            (ElicitationMode::Form, message, value.get("requestedSchema").cloned(), None)
+        }
         ElicitRequest::Url { message, url, .. } => {
             if !ctx.policy.url_mode.enabled {
                 return Intake::Refuse(
                     "URL-mode elicitation is turned off by this organisation's policy".into(),
                 );
             }
-            ("url", message, None, Some(url))
+            (ElicitationMode::Url, message, None, Some(url))
         }
     };
     let now = OffsetDateTime::now_utc();
@@ -95,8 +98,8 @@ pub fn intake(ctx: &CallContext, params: Option<&RawValue>, protocol: &str) -> I
             url: ctx.server.url.clone(),
         },
         tool: ctx.tool.clone(),
-        protocol: protocol.to_owned(),
-        mode: mode.to_owned(),
+        protocol,
+        mode,
         message,
         requested_schema: schema,
         url,
@@ -111,8 +114,8 @@ pub fn intake(ctx: &CallContext, params: Option<&RawValue>, protocol: &str) -> I
 
 /// The `ElicitResult` for an ending: `content` only for an accepted form.
 pub fn elicit_result(outcome: &Outcome) -> Value {
-    match (&outcome.action[..], &outcome.content) {
-        ("accept", Some(content)) => json!({ "action": "accept", "content": content }),
-        (action, _) => json!({ "action": action }),
+    match (outcome.action, &outcome.content) {
+        (ElicitAction::Accept, Some(content)) => json!({ "action": "accept", "content": content }),
+        (action, _) => json!({ "action": action.as_str() }),
     }
 }

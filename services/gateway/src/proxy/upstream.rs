@@ -21,7 +21,7 @@ use herald_mcp::jsonrpc::{
     PROTOCOL_VERSION_2026_07_28, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use herald_mcp::transport::{Endpoint, PostHeaders, Reply, TransportError};
-use herald_mcp::{Message, RequestId};
+use herald_mcp::{Message, ProtocolGeneration, RequestId};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -366,7 +366,7 @@ async fn on_stream_message(
     open: &Arc<std::sync::Mutex<HashMap<RequestId, uuid::Uuid>>>,
     message: Message,
 ) {
-    use crate::broker::outcome::{DecidedBy, cancelled, reason};
+    use crate::domain::outcome::{DecidedBy, Reason, cancelled};
     let Link::Legacy(legacy) = link.as_ref() else { return };
     match message {
         Message::Notification { method, params } if method == "notifications/cancelled" => {
@@ -378,7 +378,7 @@ async fn on_stream_message(
                 let _ = ctx
                     .state
                     .broker
-                    .resolve(id, &cancelled(DecidedBy::Server, reason::SERVER_CANCELLED))
+                    .resolve(id, &cancelled(DecidedBy::Server, Reason::ServerCancelled))
                     .await;
             }
         }
@@ -390,7 +390,7 @@ async fn on_stream_message(
         }
         Message::Request { id, method, params } if method == "elicitation/create" => {
             // Judged by the org's rules as they are now: the stream outlives the call that opened it.
-            match super::elicit::prepare(ctx, params.as_deref(), "legacy").await {
+            match super::elicit::prepare(ctx, params.as_deref(), ProtocolGeneration::Legacy).await {
                 Err(why) => {
                     let _ = legacy.respond_error(id, herald_mcp::jsonrpc::INVALID_PARAMS, &why).await;
                 }
@@ -402,7 +402,7 @@ async fn on_stream_message(
                             let ended = waiter.ended().await;
                             open.lock().expect("open lock").remove(&id);
                             let outcome = ended.outcome.expect("an ended elicitation has an outcome");
-                            if outcome.decided_by != DecidedBy::Server.as_str()
+                            if outcome.decided_by != DecidedBy::Server
                                 && let Link::Legacy(legacy) = link.as_ref()
                             {
                                 let answer = raw(&super::elicit::elicit_result(&outcome));

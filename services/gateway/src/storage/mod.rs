@@ -18,6 +18,8 @@ use std::sync::Arc;
 use ::time::OffsetDateTime;
 use uuid::Uuid;
 
+use herald_mcp::{ElicitationMode, ProtocolGeneration};
+
 use crate::config::DatabaseUrl;
 use crate::domain::{Role, ServerProtocol};
 
@@ -224,9 +226,8 @@ pub struct Elicitation {
     pub server: ServerSnapshot,
     pub tool: Option<String>,
     /// `legacy` (pushed on a session) or `modern` (an `input_required` result).
-    pub protocol: String,
-    /// `form` or `url`.
-    pub mode: String,
+    pub protocol: ProtocolGeneration,
+    pub mode: ElicitationMode,
     pub message: String,
     pub requested_schema: Option<serde_json::Value>,
     pub url: Option<String>,
@@ -249,15 +250,8 @@ pub struct ServerSnapshot {
     pub url: String,
 }
 
-/// How an elicitation ended: the action the server receives, who decided it, and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    pub action: String,
-    pub content: Option<serde_json::Value>,
-    pub decided_by: String,
-    pub reason: Option<String>,
-    pub resolved_at: OffsetDateTime,
-}
+/// How an elicitation ended (the vocabulary lives in `domain::outcome`).
+pub use crate::domain::outcome::Outcome;
 
 /// A member's mute of one server.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,12 +1,15 @@
 //! Rows as both databases return them, and their conversion to the models.
 
+use herald_mcp::{ElicitAction, ElicitationMode, ProtocolGeneration};
 use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::{
     AgentSessionRecord, ApiToken, AuditEntry, CutOff, DbTime, Elicitation, Invite, Member, Membership, Mute,
-    Org, Outcome, PendingGroup, Server, ServerSnapshot, StoredPolicy, TokenPrincipal, User, UserCredentials,
+    Org, Outcome, PendingGroup, Server, ServerSnapshot, StoreError, StoredPolicy, TokenPrincipal, User,
+    UserCredentials,
 };
+use crate::domain::outcome::{DecidedBy, Reason};
 use crate::domain::{Role, ServerProtocol};
 
 fn role(raw: &str) -> Result<Role, sqlx::Error> {
@@ -252,19 +255,28 @@ pub(super) struct ElicitationRow {
     pub policy_flags: Option<Json<serde_json::Value>>,
 }
 
-impl From<ElicitationRow> for Elicitation {
-    fn from(r: ElicitationRow) -> Self {
+/// A stored word that must be one of a vocabulary's, or the row is unreadable.
+fn word<T>(parse: impl Fn(&str) -> Option<T>, column: &str, value: &str) -> Result<T, StoreError> {
+    parse(value).ok_or_else(|| StoreError::Unreadable(format!("elicitations.{column} = {value:?}")))
+}
+
+/// The row's words parsed once, here: past this point an ending's action, who decided it,
+/// its reason, the era and the mode are enums.
+impl TryFrom<ElicitationRow> for Elicitation {
+    type Error = StoreError;
+
+    fn try_from(r: ElicitationRow) -> Result<Self, StoreError> {
         let outcome = match (r.action, r.decided_by, r.resolved_at) {
             (Some(action), Some(decided_by), Some(resolved_at)) => Some(Outcome {
-                action,
+                action: word(ElicitAction::parse, "action", &action)?,
                 content: r.content.map(|c| c.0),
-                decided_by,
-                reason: r.reason,
+                decided_by: word(DecidedBy::parse, "decided_by", &decided_by)?,
+                reason: r.reason.map(|why| word(Reason::parse, "reason", &why)).transpose()?,
                 resolved_at: resolved_at.0,
             }),
             _ => None,
         };
-        Elicitation {
+        Ok(Elicitation {
             id: r.id,
             org_id: r.org_id,
             org_slug: r.org_slug,
@@ -276,8 +288,8 @@ impl From<ElicitationRow> for Elicitation {
                 url: r.server_url,
             },
             tool: r.tool,
-            protocol: r.protocol,
-            mode: r.mode,
+            protocol: word(ProtocolGeneration::parse, "protocol", &r.protocol)?,
+            mode: word(ElicitationMode::parse, "mode", &r.mode)?,
             message: r.message,
             requested_schema: r.requested_schema.and_then(|s| serde_json::from_str(&s).ok()),
             url: r.url,
@@ -287,7 +299,7 @@ impl From<ElicitationRow> for Elicitation {
             fingerprint: r.fingerprint,
             policy_flags: r.policy_flags.map(|f| f.0),
             outcome,
-        }
+        })
     }
 }
 

@@ -856,8 +856,8 @@ macro_rules! impl_store {
                 .bind(&e.server.name)
                 .bind(&e.server.url)
                 .bind(&e.tool)
-                .bind(&e.protocol)
-                .bind(&e.mode)
+                .bind(e.protocol.as_str())
+                .bind(e.mode.as_str())
                 .bind(&e.message)
                 .bind(e.requested_schema.as_ref().map(|schema| schema.to_string()))
                 .bind(&e.url)
@@ -867,10 +867,10 @@ macro_rules! impl_store {
                 .bind(&e.fingerprint)
                 .bind(e.policy_flags.as_ref().map(sqlx::types::Json))
                 .bind(if e.outcome.is_some() { "resolved" } else { "pending" })
-                .bind(e.outcome.as_ref().map(|o| o.action.clone()))
+                .bind(e.outcome.as_ref().map(|o| o.action.as_str()))
                 .bind(e.outcome.as_ref().and_then(|o| o.content.as_ref()).map(sqlx::types::Json))
-                .bind(e.outcome.as_ref().map(|o| o.decided_by.clone()))
-                .bind(e.outcome.as_ref().and_then(|o| o.reason.clone()))
+                .bind(e.outcome.as_ref().map(|o| o.decided_by.as_str()))
+                .bind(e.outcome.as_ref().and_then(|o| o.reason).map(|r| r.as_str()))
                 .bind(e.outcome.as_ref().map(|o| DbTime(o.resolved_at)))
                 .execute(&self.pool)
                 .await?;
@@ -889,14 +889,14 @@ macro_rules! impl_store {
                     $crate::storage::sql::elicitation_cols!()
                 ))
                 .bind(id)
-                .bind(&outcome.action)
+                .bind(outcome.action.as_str())
                 .bind(outcome.content.as_ref().map(sqlx::types::Json))
-                .bind(&outcome.decided_by)
-                .bind(&outcome.reason)
+                .bind(outcome.decided_by.as_str())
+                .bind(outcome.reason.map(|r| r.as_str()))
                 .bind(DbTime(outcome.resolved_at))
                 .fetch_optional(&self.pool)
                 .await?;
-                Ok(row.map(Into::into))
+                row.map(TryInto::try_into).transpose()
             }
 
             async fn elicitation_of_user(
@@ -912,7 +912,7 @@ macro_rules! impl_store {
                 .bind(id)
                 .fetch_optional(&self.pool)
                 .await?;
-                Ok(row.map(Into::into))
+                row.map(TryInto::try_into).transpose()
             }
 
             async fn elicitations(
@@ -935,7 +935,7 @@ macro_rules! impl_store {
                 .bind(i64::from(query.limit))
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows.into_iter().map(Into::into).collect())
+                rows.into_iter().map(TryInto::try_into).collect()
             }
 
             async fn pending_elicitations_of_user(
@@ -949,7 +949,7 @@ macro_rules! impl_store {
                 .bind(user_id)
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows.into_iter().map(Into::into).collect())
+                rows.into_iter().map(TryInto::try_into).collect()
             }
 
             async fn resolve_abandoned(
@@ -965,15 +965,15 @@ macro_rules! impl_store {
                      (SELECT id FROM replicas WHERE heartbeat_at >= $6) RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
-                .bind(&outcome.action)
-                .bind(&outcome.decided_by)
-                .bind(&outcome.reason)
+                .bind(outcome.action.as_str())
+                .bind(outcome.decided_by.as_str())
+                .bind(outcome.reason.map(|r| r.as_str()))
                 .bind(DbTime(outcome.resolved_at))
                 .bind(alive)
                 .bind(DbTime(stale_before))
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows.into_iter().map(Into::into).collect())
+                rows.into_iter().map(TryInto::try_into).collect()
             }
 
             async fn resolve_expired(
@@ -987,14 +987,14 @@ macro_rules! impl_store {
                     "expires_at < $5 RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
-                .bind(&outcome.action)
-                .bind(&outcome.decided_by)
-                .bind(&outcome.reason)
+                .bind(outcome.action.as_str())
+                .bind(outcome.decided_by.as_str())
+                .bind(outcome.reason.map(|r| r.as_str()))
                 .bind(DbTime(outcome.resolved_at))
                 .bind(DbTime(before))
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows.into_iter().map(Into::into).collect())
+                rows.into_iter().map(TryInto::try_into).collect()
             }
 
             async fn resolve_pending_of_server(
@@ -1009,15 +1009,15 @@ macro_rules! impl_store {
                     "org_id = $5 AND server_id = $6 RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
-                .bind(&outcome.action)
-                .bind(&outcome.decided_by)
-                .bind(&outcome.reason)
+                .bind(outcome.action.as_str())
+                .bind(outcome.decided_by.as_str())
+                .bind(outcome.reason.map(|r| r.as_str()))
                 .bind(DbTime(outcome.resolved_at))
                 .bind(org_id)
                 .bind(server_id)
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows.into_iter().map(Into::into).collect())
+                rows.into_iter().map(TryInto::try_into).collect()
             }
 
             async fn resolve_pending_of_replica(
@@ -1031,14 +1031,14 @@ macro_rules! impl_store {
                     "replica_id = $5 RETURNING ",
                     $crate::storage::sql::elicitation_cols!()
                 ))
-                .bind(&outcome.action)
-                .bind(&outcome.decided_by)
-                .bind(&outcome.reason)
+                .bind(outcome.action.as_str())
+                .bind(outcome.decided_by.as_str())
+                .bind(outcome.reason.map(|r| r.as_str()))
                 .bind(DbTime(outcome.resolved_at))
                 .bind(replica_id)
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows.into_iter().map(Into::into).collect())
+                rows.into_iter().map(TryInto::try_into).collect()
             }
 
             async fn pending_count(&self, org_id: uuid::Uuid, user_id: uuid::Uuid) -> $crate::storage::Result<i64> {

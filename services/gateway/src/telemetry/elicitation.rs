@@ -4,52 +4,19 @@
 
 use std::time::{Duration, Instant};
 
+use herald_mcp::ElicitationMode;
 use tracing::Span;
 use tracing::field::Empty;
 
 use super::metrics::metrics;
-use crate::broker::outcome::reason;
+
+use crate::domain::outcome::Reason;
 use crate::storage::{Elicitation, Outcome};
-
-/// Every `reason` an ending may carry (the metric's label values).
-pub const REASONS: &[&str] = &[
-    reason::ANSWERED,
-    reason::DECLINED,
-    reason::DISMISSED,
-    reason::EXPIRED,
-    reason::SERVER_CANCELLED,
-    reason::CALLER_CANCELLED,
-    reason::UPSTREAM_LOST,
-    reason::INTERRUPTED,
-    reason::CREDENTIAL_ASK,
-    reason::CUT_OFF,
-    reason::MUTED,
-    reason::PESTERING,
-    reason::PREVIOUSLY_DECLINED,
-    reason::RATE_CAPPED,
-    reason::TOO_MANY_PENDING,
-    reason::URL_REFUSED,
-];
-
-/// The policy's rules, as `herald_policy_decisions_total{rule}` names them: `shown` when no rule
-/// answered for the person.
-pub const RULES: &[&str] = &[
-    "shown",
-    reason::CUT_OFF,
-    reason::MUTED,
-    reason::CREDENTIAL_ASK,
-    reason::PREVIOUSLY_DECLINED,
-    reason::PESTERING,
-    reason::RATE_CAPPED,
-    reason::TOO_MANY_PENDING,
-    reason::URL_REFUSED,
-    reason::INTERRUPTED,
-];
 
 /// A pending elicitation's span and clock.
 pub struct Tracked {
     span: Span,
-    mode: String,
+    mode: ElicitationMode,
     since: Instant,
     pending: bool,
 }
@@ -74,26 +41,25 @@ fn span_of(e: &Elicitation) -> Span {
 /// agent call that met it).
 pub fn opened(e: &Elicitation) -> Tracked {
     metrics().elicitation_opened();
-    Tracked { span: span_of(e), mode: e.mode.clone(), since: Instant::now(), pending: true }
+    Tracked { span: span_of(e), mode: e.mode, since: Instant::now(), pending: true }
 }
 
 /// A question the policy answered at once: a span that starts and ends here.
 pub fn answered_at_once(e: &Elicitation) {
     if let Some(outcome) = &e.outcome {
-        let tracked =
-            Tracked { span: span_of(e), mode: e.mode.clone(), since: Instant::now(), pending: false };
+        let tracked = Tracked { span: span_of(e), mode: e.mode, since: Instant::now(), pending: false };
         tracked.ended(outcome);
     }
 }
 
 impl Tracked {
     pub fn ended(mut self, outcome: &Outcome) {
-        let why = outcome.reason.as_deref().unwrap_or("-");
+        let why = outcome.reason.map_or("-", Reason::as_str);
         self.span.record("herald.elicitation.outcome", outcome.action.as_str());
         self.span.record("herald.elicitation.decided_by", outcome.decided_by.as_str());
         self.span.record("herald.elicitation.reason", why);
         let took: Duration = self.since.elapsed();
-        metrics().elicitation_ended(&outcome.action, why, &self.mode, took, self.pending);
+        metrics().elicitation_ended(outcome.action, outcome.reason, self.mode, took, self.pending);
         self.pending = false;
         // Dropping the last handle ends the span.
     }

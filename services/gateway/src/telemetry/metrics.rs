@@ -11,10 +11,13 @@ use std::time::Duration;
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use herald_mcp::{ElicitAction, ElicitationMode};
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram, Meter, MeterProvider as _, UpDownCounter};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
+
+use crate::domain::outcome::Reason;
 
 /// Latencies of requests, in seconds.
 const REQUEST_BUCKETS: [f64; 14] =
@@ -216,36 +219,39 @@ impl Metrics {
         self.elicitations_pending.add(-1, &[]);
     }
 
-    /// An ending; `was_pending` when it had been counted as pending here.
+    /// An ending; `was_pending` when it had been counted as pending here. The labels come from
+    /// the typed vocabulary, so their values are bounded by construction.
     pub fn elicitation_ended(
         &self,
-        action: &str,
-        reason: &str,
-        mode: &str,
+        action: ElicitAction,
+        reason: Option<Reason>,
+        mode: ElicitationMode,
         took: Duration,
         was_pending: bool,
     ) {
         if was_pending {
             self.elicitations_pending.add(-1, &[]);
         }
-        let outcome = KeyValue::new("outcome", bounded(action, &["accept", "decline", "cancel"]));
+        let outcome = KeyValue::new("outcome", action.as_str());
         self.elicitations.add(
             1,
             &[
                 outcome.clone(),
-                KeyValue::new("reason", bounded(reason, super::elicitation::REASONS)),
-                KeyValue::new("mode", bounded(mode, &["form", "url"])),
+                KeyValue::new("reason", reason.map_or("other", Reason::as_str)),
+                KeyValue::new("mode", mode.as_str()),
             ],
         );
         self.answer_duration.record(took.as_secs_f64(), &[outcome]);
     }
 
-    pub fn policy_decision(&self, rule: &str) {
-        self.policy_decisions.add(1, &[KeyValue::new("rule", bounded(rule, super::elicitation::RULES))]);
+    /// What the policy did with a question: `shown`, or the rule or reason that answered it (a
+    /// `Reason`'s spelling, so the label's values are bounded).
+    pub fn policy_decision(&self, rule: &'static str) {
+        self.policy_decisions.add(1, &[KeyValue::new("rule", rule)]);
     }
 
-    pub fn policy_decision_unrecorded(&self, rule: &str) {
-        self.unrecorded_answers.add(1, &[KeyValue::new("rule", bounded(rule, super::elicitation::RULES))]);
+    pub fn policy_decision_unrecorded(&self, rule: &'static str) {
+        self.unrecorded_answers.add(1, &[KeyValue::new("rule", rule)]);
     }
 
     pub fn websocket(&self, opened: bool) {
@@ -288,11 +294,6 @@ impl Metrics {
             }
         }
     }
-}
-
-/// `value` when it is one of `known`, `other` otherwise.
-fn bounded(value: &str, known: &[&'static str]) -> &'static str {
-    known.iter().find(|k| **k == value).copied().unwrap_or("other")
 }
 
 /// `GET /metrics` on the main listener. It names every tenant's organisations and servers, so

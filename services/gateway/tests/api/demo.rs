@@ -148,7 +148,7 @@ async fn a_legacy_rmcp_agent_deploys_once_the_person_confirms_over_the_websocket
     assert_eq!(created["status"], "pending");
     assert_eq!(created["requested_schema"]["properties"]["confirm"]["type"], "boolean");
     let id = created["id"].clone();
-    assert_eq!(stored(&w, &id).await.protocol, "modern", "pinned to the modern generation upstream");
+    assert_eq!(stored(&w, &id).await.protocol.as_str(), "modern", "pinned to the modern generation upstream");
 
     let ack = dashboard.respond(&id, "accept", Some(json!({ "confirm": true }))).await;
     assert_eq!(ack["type"], "ack", "{ack}");
@@ -274,7 +274,7 @@ async fn a_legacy_only_upstream_is_reached_through_initialize_and_can_withdraw_i
     let deploy = start(&agent, "deploy", deploy_args("api"));
     let created = dashboard.next_of("elicitation.created").await;
     assert_eq!(created["message"], "Deploy api to staging?");
-    assert_eq!(stored(&w, &created["id"]).await.protocol, "legacy", "Herald fell back to initialize");
+    assert_eq!(stored(&w, &created["id"]).await.protocol.as_str(), "legacy", "Herald fell back to initialize");
     let ack = dashboard.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     assert_eq!(text(&finish(deploy).await), "Deployed api to staging");
@@ -394,7 +394,7 @@ async fn a_modern_agent_reaches_a_legacy_only_upstream() {
         created = dashboard.next_of("elicitation.created") => created,
         ended = &mut deploy => panic!("the call ended before any question was shown: {}", ended.unwrap().to_json()),
     };
-    assert_eq!(stored(&w, &created["id"]).await.protocol, "legacy");
+    assert_eq!(stored(&w, &created["id"]).await.protocol.as_str(), "legacy");
     let ack = dashboard.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     let done = tokio::time::timeout(PATIENCE, deploy).await.expect("the call ends").unwrap();

@@ -30,8 +30,8 @@ fn record(app: &TestApp, org_id: Uuid, user_id: Uuid, message: &str, expires_in:
             url: "https://docs.example/mcp".into(),
         },
         tool: Some("search".into()),
-        protocol: "legacy".into(),
-        mode: "form".into(),
+        protocol: herald_mcp::ProtocolGeneration::Legacy,
+        mode: herald_mcp::ElicitationMode::Form,
         message: message.into(),
         requested_schema: Some(json!({
             "type": "object",
@@ -245,7 +245,7 @@ async fn deadlines_end_questions_nobody_answers() {
     let ended = waiter.ended().await;
     let outcome = ended.outcome.unwrap();
     assert_eq!((outcome.action.as_str(), outcome.decided_by.as_str()), ("cancel", "timeout"));
-    assert_eq!(outcome.reason.as_deref(), Some("expired"));
+    assert_eq!(outcome.reason.map(|r| r.as_str()), Some("expired"));
     let resolved = dashboard.next_of("elicitation.resolved").await;
     assert_eq!(resolved["reason"], "expired");
 }

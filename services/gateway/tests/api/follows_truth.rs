@@ -148,7 +148,7 @@ async fn a_removed_member_receives_no_more_questions() {
     let id: uuid::Uuid = question["id"].as_str().unwrap().parse().unwrap();
     let withdrawn = w.app.state.store.elicitation_of_user(user, id).await.unwrap().unwrap();
     assert_eq!(
-        withdrawn.outcome.unwrap().reason.as_deref(),
+        withdrawn.outcome.unwrap().reason.map(|r| r.as_str()),
         Some("caller_cancelled"),
         "their question was withdrawn"
     );

@@ -74,8 +74,8 @@ async fn a_cut_off_ends_what_the_server_is_asking_right_now() {
             url: server.url.clone(),
         },
         tool: None,
-        protocol: "legacy".into(),
-        mode: "url".into(),
+        protocol: herald_mcp::ProtocolGeneration::Legacy,
+        mode: herald_mcp::ElicitationMode::Url,
         message: "open this".into(),
         requested_schema: None,
         url: Some("https://docs.example/login".into()),
@@ -93,7 +93,7 @@ async fn a_cut_off_ends_what_the_server_is_asking_right_now() {
     assert_eq!(cut.status(), StatusCode::OK);
     let ended = waiter.ended().await.outcome.unwrap();
     assert_eq!(
-        (ended.action.as_str(), ended.decided_by.as_str(), ended.reason.as_deref()),
+        (ended.action.as_str(), ended.decided_by.as_str(), ended.reason.map(|r| r.as_str())),
         ("cancel", "policy", Some("cut_off"))
     );
     let resolved = dashboard.next_of("elicitation.resolved").await;

@@ -49,6 +49,19 @@ impl ElicitAction {
             ElicitAction::Cancel => "cancel",
         }
     }
+
+    /// The action `s` spells, if any.
+    pub fn parse(s: &str) -> Option<ElicitAction> {
+        [ElicitAction::Accept, ElicitAction::Decline, ElicitAction::Cancel]
+            .into_iter()
+            .find(|a| a.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for ElicitAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Form (in-band answer) or URL (out-of-band, the user opens a link).
@@ -68,6 +81,17 @@ impl ElicitationMode {
             ElicitationMode::Form => "form",
             ElicitationMode::Url => "url",
         }
+    }
+
+    /// The mode `s` spells, if any.
+    pub fn parse(s: &str) -> Option<ElicitationMode> {
+        [ElicitationMode::Form, ElicitationMode::Url].into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for ElicitationMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
