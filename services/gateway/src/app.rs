@@ -30,7 +30,7 @@ pub struct AppInner {
     pub broker: Arc<Broker>,
     pub proxy: Proxy,
     /// The cached reads of the call path (tokens, servers, policies, memberships).
-    pub lookups: Lookups,
+    pub lookups: Arc<Lookups>,
     /// Bounded password hashing (`HERALD_PASSWORD_HASHING_*`).
     pub passwords: Passwords,
     /// Open dashboard websockets per person (`HERALD_MAX_WEBSOCKETS_PER_USER`).
@@ -95,11 +95,11 @@ impl AppState {
     }
 
     pub fn new(config: Config, store: Arc<dyn Store>, keys: Keys) -> Self {
-        let broker = Broker::new(store.clone());
         let passwords = Passwords::new(config.hardening.hashing_concurrency, config.hardening.hashing_queue);
         let sockets = crate::api::ws::Seats::new(config.hardening.max_websockets_per_user);
         let proxy = Proxy::new(config.upstream, &config.egress);
-        let lookups = Lookups::new(store.clone());
+        let lookups = Arc::new(Lookups::new(store.clone()));
+        let broker = Broker::new(store.clone(), lookups.clone(), config.is_development());
         Self(Arc::new(AppInner { lookups, passwords, sockets, config, store, keys, broker, proxy }))
     }
 }

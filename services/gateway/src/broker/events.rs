@@ -63,7 +63,7 @@ impl From<&Elicitation> for ElicitationView {
             mode: e.mode,
             message: e.message.clone(),
             requested_schema: e.requested_schema.clone(),
-            form: e.requested_schema.as_ref().and_then(|s| herald_mcp::parse_requested_schema(s).ok()),
+            form: e.form.clone(),
             url: e.url.clone(),
             policy: e.policy_flags.clone(),
             status: if outcome.is_some() { "resolved" } else { "pending" },

@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
+/// The fewest questions a minute a server may ask one person before Herald
+/// refuses more without looking at them (ten times the org's cap, at least this).
+pub const MIN_FLOOD_LIMIT: u32 = 60;
+
 /// Automatic answers recorded one by one per person, server and reason in a window.
 pub const RECORDED_PER_WINDOW: u32 = 10;
 /// The window.

@@ -9,7 +9,7 @@
 use herald_policy::decision::Rule;
 use std::sync::Arc;
 
-use herald_mcp::{ElicitAction, FieldKind, RequestedSchema, parse_requested_schema};
+use herald_mcp::{ElicitAction, FieldKind};
 use herald_policy::credential::{
     AskText, CredentialDetector, CredentialHit, FieldKind as AskKind, FieldText,
 };
@@ -19,18 +19,21 @@ use time::{Duration, OffsetDateTime};
 
 use super::events::{ServerEvent, ServerView};
 use super::floods::{FloodKey, Summary};
+use super::question::Circumstances;
 use super::{Broker, Waiter};
 use crate::audit::{self, Actor, Subject};
 use crate::crypto;
 use crate::domain::outcome::{DecidedBy, Reason, outcome};
-use crate::proxy::CallContext;
 use crate::storage::{Conflict, Elicitation, StoreError};
 
 /// Applies the org's policy to a question a server asked: the returned
 /// waiter either waits for the person, or already holds the policy's answer.
-pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter, StoreError> {
-    let broker: &Arc<Broker> = &ctx.state.broker;
-    let store = ctx.state.store.as_ref();
+pub async fn admit(
+    broker: &Arc<Broker>,
+    ctx: &Circumstances,
+    mut record: Elicitation,
+) -> Result<Waiter, StoreError> {
+    let store = broker.store.as_ref();
     let policy = &ctx.policy;
     let now = OffsetDateTime::now_utc();
 
@@ -48,13 +51,12 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
     let memory_since = now - Duration::seconds(i64::from(policy.decline_memory.window_secs));
     // Independent reads, in parallel: each is a database round trip, but for the registry's
     // entry when this replica has it cached.
-    let (registered, muted, declines) = tokio::try_join!(
-        // The registry as it is now: an in-flight call may outlive a cut-off.
-        ctx.state.lookups.server(ctx.org_id, &ctx.server.slug),
+    let (muted, declines) = tokio::try_join!(
         store.is_muted(ctx.org_id, ctx.user_id, ctx.server.id),
         store.declines_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since),
     )?;
-    let cut_off = registered.as_ref().is_none_or(|s| s.cut_off.is_some() || s.id != ctx.server.id);
+    // The registry as it is now (`ctx.server`): an in-flight call may outlive a cut-off.
+    let cut_off = ctx.server.cut_off.is_some();
     let declined = declines > 0;
     let reasks = if declined {
         let earlier = store
@@ -86,12 +88,12 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
         // Only questions that got this far count against the caps, and only
         // those shown stay counted: a server whose questions are refused must
         // not use up the budget of the org's well-behaved servers.
-        let (rate, counted) = rate_counts(ctx, now).await?;
+        let (rate, counted) = rate_counts(broker, ctx, now).await?;
         facts.rate = rate;
         facts.url = record
             .url
             .as_deref()
-            .map(|url| check_url(url, &policy.url_mode, ctx.state.config.is_development()).into_result());
+            .map(|url| check_url(url, &policy.url_mode, broker.development).into_result());
         decision = decide(&facts, policy);
         if !matches!(decision, Decision::Show { .. }) {
             let keys = counted.each_ref().map(|(key, at)| (key.as_str(), *at));
@@ -112,19 +114,19 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
         }
         Decision::AutoDecline { reason: why, mute_for_pestering } => {
             if mute_for_pestering {
-                mute_for_pestering_now(ctx).await?;
+                mute_for_pestering_now(broker, ctx).await?;
             }
             if why == Rule::CredentialAsk {
-                tell_about_blocked_credential_ask(ctx, &record, &hits).await;
+                tell_about_blocked_credential_ask(broker, ctx, &record, &hits).await;
             }
-            answer(ctx, record, ElicitAction::Decline, why.into(), &hits).await
+            answer(broker, ctx, record, ElicitAction::Decline, why.into(), &hits).await
         }
         Decision::AutoCancel { reason: why } | Decision::CancelCall { reason: why } => {
-            answer(ctx, record, ElicitAction::Cancel, why.into(), &hits).await
+            answer(broker, ctx, record, ElicitAction::Cancel, why.into(), &hits).await
         }
         // The protocol check happened before the policy was consulted.
         Decision::Refuse { .. } => {
-            answer(ctx, record, ElicitAction::Cancel, Reason::Interrupted, &hits).await
+            answer(broker, ctx, record, ElicitAction::Cancel, Reason::Interrupted, &hits).await
         }
     }
 }
@@ -133,7 +135,8 @@ pub async fn admit(ctx: &CallContext, mut record: Elicitation) -> Result<Waiter,
 /// beyond the first few of a minute for this person, server and reason, the
 /// answer is given unrecorded and counted in the minute's summary.
 async fn answer(
-    ctx: &CallContext,
+    broker: &Arc<Broker>,
+    ctx: &Circumstances,
     mut record: Elicitation,
     action: ElicitAction,
     why: Reason,
@@ -146,11 +149,11 @@ async fn answer(
         server_slug: ctx.server.slug.clone(),
         reason: why.as_str(),
     };
-    let (individually, ended) = ctx.state.broker.floods.record_individually(key, std::time::Instant::now());
-    audit_floods(ctx.state.store.as_ref(), ended).await;
+    let (individually, ended) = broker.floods.record_individually(key, std::time::Instant::now());
+    audit_floods(broker.store.as_ref(), ended).await;
     if !individually {
         crate::telemetry::metrics::metrics().policy_decision_unrecorded(why.as_str());
-        return Ok(ctx.state.broker.answered_unrecorded(record));
+        return Ok(broker.answered_unrecorded(record));
     }
     let details = json!({
         "elicitation_id": record.id,
@@ -165,8 +168,8 @@ async fn answer(
         reason: Some(why.as_str().to_owned()),
         details: Some(details),
     };
-    let waiter = ctx.state.broker.record_answered(record).await?;
-    audit::record(ctx.state.store.as_ref(), ctx.org_id, Actor::Policy, "elicitation.auto_answered", subject)
+    let waiter = broker.record_answered(record).await?;
+    audit::record(broker.store.as_ref(), ctx.org_id, Actor::Policy, "elicitation.auto_answered", subject)
         .await;
     Ok(waiter)
 }
@@ -190,8 +193,8 @@ pub async fn audit_floods(store: &dyn crate::storage::Store, ended: Vec<Summary>
 }
 
 /// A server that keeps re-asking a declined question is muted for the person.
-async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
-    let store = ctx.state.store.as_ref();
+async fn mute_for_pestering_now(broker: &Broker, ctx: &Circumstances) -> Result<(), StoreError> {
+    let store = broker.store.as_ref();
     let note = "muted automatically: it kept asking a question you had declined";
     match store
         .mute(
@@ -214,7 +217,7 @@ async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
         details: None,
     };
     audit::record(store, ctx.org_id, Actor::Policy, "mute.added", subject).await;
-    ctx.state.broker.hub.publish(
+    broker.hub.publish(
         ctx.user_id,
         ctx.org_id,
         &ServerEvent::Notice {
@@ -233,7 +236,12 @@ async fn mute_for_pestering_now(ctx: &CallContext) -> Result<(), StoreError> {
 
 /// The person hears what was blocked (with the server, for a one-click
 /// cut-off); admins hear it too.
-async fn tell_about_blocked_credential_ask(ctx: &CallContext, record: &Elicitation, hits: &[CredentialHit]) {
+async fn tell_about_blocked_credential_ask(
+    broker: &Broker,
+    ctx: &Circumstances,
+    record: &Elicitation,
+    hits: &[CredentialHit],
+) {
     let asked: Vec<String> = hits.iter().map(|h| h.explanation.clone()).collect();
     let notice = ServerEvent::Notice {
         org: ctx.org_slug.clone(),
@@ -246,15 +254,15 @@ async fn tell_about_blocked_credential_ask(ctx: &CallContext, record: &Elicitati
         server: Some(server_view(ctx)),
         elicitation_id: Some(record.id),
     };
-    ctx.state.broker.hub.publish(ctx.user_id, ctx.org_id, &notice);
-    if let Ok(members) = ctx.state.store.members(ctx.org_id).await {
+    broker.hub.publish(ctx.user_id, ctx.org_id, &notice);
+    if let Ok(members) = broker.store.members(ctx.org_id).await {
         for admin in members.iter().filter(|m| m.role.is_admin() && m.user.id != ctx.user_id) {
-            ctx.state.broker.hub.publish(admin.user.id, ctx.org_id, &notice);
+            broker.hub.publish(admin.user.id, ctx.org_id, &notice);
         }
     }
 }
 
-fn server_view(ctx: &CallContext) -> ServerView {
+fn server_view(ctx: &Circumstances) -> ServerView {
     let url = crate::domain::ServerUrl::display_form(&ctx.server.url);
     ServerView { slug: ctx.server.slug.clone(), name: ctx.server.name.clone(), url }
 }
@@ -262,10 +270,11 @@ fn server_view(ctx: &CallContext) -> ServerView {
 /// Counts this question in the shared windows; each count excludes it. Also
 /// returns the counters bumped, to take the question back out of them.
 async fn rate_counts(
-    ctx: &CallContext,
+    broker: &Broker,
+    ctx: &Circumstances,
     now: OffsetDateTime,
 ) -> Result<(RateCounts, [(String, OffsetDateTime); 3]), StoreError> {
-    let store = ctx.state.store.as_ref();
+    let store = broker.store.as_ref();
     let (org, user, server) = (ctx.org_id, ctx.user_id, ctx.server.id);
     let minute = window_start(now, 60);
     let hour = window_start(now, 3600);
@@ -322,9 +331,7 @@ fn credential_hits(policy: &herald_policy::OrgPolicy, record: &Elicitation) -> V
     if policy.credential_ask.mode == herald_policy::CredentialAskMode::Off {
         return Vec::new();
     }
-    let schema: Option<RequestedSchema> =
-        record.requested_schema.as_ref().and_then(|s| parse_requested_schema(s).ok());
-    let fields = schema.as_ref().map(|s| s.fields.iter().map(field_text).collect()).unwrap_or_default();
+    let fields = record.form.as_ref().map(|s| s.fields.iter().map(field_text).collect()).unwrap_or_default();
     let ask = AskText { message: &record.message, fields };
     CredentialDetector::new(&policy.credential_ask).detect(&ask)
 }

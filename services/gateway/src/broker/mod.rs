@@ -12,8 +12,12 @@ pub mod events;
 pub mod floods;
 pub mod gate;
 pub mod hub;
+pub mod intake;
 pub mod janitor;
+pub mod question;
 pub mod respond;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -24,10 +28,14 @@ use uuid::Uuid;
 
 use crate::backoff::Backoff;
 use crate::domain::outcome::{DecidedBy, Reason, cancelled};
+use crate::lookup::Lookups;
 use crate::replicas::{self, QuestionChange, QuestionEvent};
 use crate::storage::{Elicitation, Outcome, Store, StoreError};
 use events::ServerEvent;
+use herald_policy::OrgPolicy;
+use herald_policy::decision::Rule;
 use hub::Hub;
+use question::{Circumstances, Origin, Question, Refused};
 
 pub struct Broker {
     /// This process, as recorded on the elicitations it holds.
@@ -42,11 +50,17 @@ pub struct Broker {
     tracked: Mutex<HashMap<Uuid, crate::telemetry::elicitation::Tracked>>,
     /// Automatic answers counted per person, server and reason, so floods are not stored one by one.
     pub floods: floods::Floods,
+    /// Membership, registration and policy, read as each question arrives.
+    lookups: Arc<Lookups>,
+    /// Development mode: the URL rules allow loopback addresses.
+    development: bool,
 }
 
 impl Broker {
-    pub fn new(store: Arc<dyn Store>) -> Arc<Self> {
+    pub fn new(store: Arc<dyn Store>, lookups: Arc<Lookups>, development: bool) -> Arc<Self> {
         Arc::new(Self {
+            lookups,
+            development,
             replica_id: Uuid::new_v4(),
             hub: Hub::default(),
             store,
@@ -55,6 +69,95 @@ impl Broker {
             tracked: Mutex::new(HashMap::new()),
             floods: floods::Floods::default(),
         })
+    }
+
+    /// Takes in a question for a person, the one way in for every question:
+    /// reads the circumstances now (is the person still a member, is the server
+    /// still registered, the org's policy), refuses a server asking far past the
+    /// org's cap before any further work, makes the record, and runs the policy
+    /// gate. The waiter either waits for the person or already holds the policy's
+    /// answer; either way it ends like any other question.
+    pub async fn ask(self: &Arc<Self>, origin: &Origin, question: Question) -> Result<Waiter, Refused> {
+        let now = self.circumstances(origin).await.map_err(Refused::Invalid)?;
+        let refused = |why: String| {
+            tracing::info!(server = %origin.server.slug, reason = %why, "question refused");
+            Refused::Invalid(why)
+        };
+        self.within_flood_limit(&now).await.map_err(refused)?;
+        let record = intake::intake(&now, question, self.replica_id).map_err(refused)?;
+        gate::admit(self, &now, record).await.map_err(|e| {
+            tracing::error!(server = %origin.server.slug, error = %e, "could not store a question");
+            Refused::Unrecorded
+        })
+    }
+
+    /// The question's origin as things are now: each question is judged by the
+    /// membership, registration and policy in force when it arrives (a call, or a
+    /// link's standalone stream, may outlive a change). `Err` says why it may not be asked.
+    async fn circumstances(&self, origin: &Origin) -> Result<Circumstances, String> {
+        let member =
+            self.lookups.is_member(origin.org_id, &origin.org_slug, origin.user_id).await.map_err(|e| {
+                tracing::warn!(error = %e, "cannot confirm a membership");
+                "the host could not confirm the person's membership".to_owned()
+            })?;
+        if !member {
+            return Err("the person it would ask is no longer a member of this organisation".into());
+        }
+        let server = self
+            .lookups
+            .server(origin.org_id, &origin.server.slug)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "cannot read the server's registration");
+                "the host could not read the server's registration".to_owned()
+            })?
+            .filter(|s| s.id == origin.server.id)
+            .ok_or_else(|| "the server is no longer registered".to_owned())?;
+        let policy = self.lookups.policy(origin.org_id).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "cannot read the org policy; using the defaults");
+            OrgPolicy::default()
+        });
+        Ok(Circumstances {
+            org_id: origin.org_id,
+            org_slug: origin.org_slug.clone(),
+            user_id: origin.user_id,
+            tool: origin.tool.clone(),
+            server,
+            policy,
+        })
+    }
+
+    /// A server asking far more often than the org's rate cap is refused before
+    /// the question costs anything more: no record, no database round trip.
+    async fn within_flood_limit(&self, now: &Circumstances) -> Result<(), String> {
+        let limit =
+            now.policy.rate_caps.per_user_server_per_minute.saturating_mul(10).max(floods::MIN_FLOOD_LIMIT);
+        let at = std::time::Instant::now();
+        if self.floods.ask(now.org_id, now.user_id, &now.server.slug, limit, at) {
+            return Ok(());
+        }
+        let key = floods::FloodKey {
+            org_id: now.org_id,
+            user_id: now.user_id,
+            server_slug: now.server.slug.clone(),
+            reason: Rule::RateCapped.as_str(),
+        };
+        let ended = self.floods.count_unrecorded(key, at);
+        gate::audit_floods(self.store.as_ref(), ended).await;
+        Err(format!(
+            "the server asked more than {limit} questions in a minute; Herald refuses more until the minute is over"
+        ))
+    }
+
+    /// Ends the questions `ids` that are still pending: the call that asked them
+    /// is over (or cannot go on), and says by whom and why.
+    pub async fn end_all(&self, ids: impl IntoIterator<Item = Uuid>, by: DecidedBy, why: Reason) {
+        let ending = cancelled(by, why);
+        for id in ids {
+            if let Err(e) = Box::pin(self.resolve(id, &ending)).await {
+                tracing::warn!(elicitation_id = %id, error = %e, "could not end a question");
+            }
+        }
     }
 
     /// Stores a new pending elicitation and shows it on the user's dashboards;
@@ -283,6 +386,15 @@ impl Waiter {
             }
             tokio::time::sleep(delays.next()).await;
         }
+    }
+}
+
+impl std::fmt::Debug for Waiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Waiter")
+            .field("id", &self.id)
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
     }
 }
 

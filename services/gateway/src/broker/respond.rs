@@ -1,7 +1,7 @@
 //! A person's answer, from the REST API or a websocket: checked against the
 //! record and its schema, then applied by the broker's compare-and-set.
 
-use herald_mcp::{ElicitAction, ElicitationMode, FieldError, parse_requested_schema, validate_content};
+use herald_mcp::{ElicitAction, ElicitationMode, FieldError, validate_content};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -50,17 +50,13 @@ pub async fn respond(
     }
     let (content, why) = match answer.action {
         ElicitAction::Accept if record.mode == ElicitationMode::Form => {
-            let schema =
-                record.requested_schema.as_ref().and_then(|s| parse_requested_schema(s).ok()).ok_or_else(
-                    || {
-                        RespondError::Invalid(vec![FieldError {
-                            field: String::new(),
-                            message: "the form cannot be answered".into(),
-                        }])
-                    },
-                )?;
-            let content =
-                validate_content(&schema, answer.content.as_ref()).map_err(RespondError::Invalid)?;
+            let schema = record.form.as_ref().ok_or_else(|| {
+                RespondError::Invalid(vec![FieldError {
+                    field: String::new(),
+                    message: "the form cannot be answered".into(),
+                }])
+            })?;
+            let content = validate_content(schema, answer.content.as_ref()).map_err(RespondError::Invalid)?;
             (Some(serde_json::Value::Object(content)), Reason::Answered)
         }
         _ if answer.content.as_ref().is_some_and(|c| !c.is_null()) => {

@@ -17,6 +17,27 @@ pub struct Outcome {
     pub resolved_at: OffsetDateTime,
 }
 
+impl Outcome {
+    /// What the server that asked receives, as an `ElicitResult` (`content` only for an
+    /// accepted form); `None` when the server itself withdrew the question.
+    pub fn server_answer(&self) -> Option<serde_json::Value> {
+        if self.decided_by == DecidedBy::Server {
+            return None;
+        }
+        Some(self.elicit_result())
+    }
+
+    /// The ending as an `ElicitResult`: a policy's answer has exactly the shape of a person's.
+    pub fn elicit_result(&self) -> serde_json::Value {
+        match (self.action, &self.content) {
+            (ElicitAction::Accept, Some(content)) => {
+                serde_json::json!({ "action": "accept", "content": content })
+            }
+            (action, _) => serde_json::json!({ "action": action.as_str() }),
+        }
+    }
+}
+
 /// Who ended an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DecidedBy {

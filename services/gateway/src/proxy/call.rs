@@ -32,13 +32,14 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::CallContext;
-use super::elicit::{elicit_result, prepare};
 use super::era::{self, AgentEra};
+use super::inbound::{Asks, FromServer, asks, classify, url_elicitation_id};
 use super::meta::{RawObject, raw};
 use super::relay;
 use super::upstream::{Generation, LegacyLink, Link, ModernLink};
 use crate::broker::events::{ServerEvent, ServerView};
-use crate::domain::outcome::{DecidedBy, Reason, cancelled};
+use crate::broker::question::{Question, Refused};
+use crate::domain::outcome::{DecidedBy, Reason};
 
 /// How often a waiting agent hears from Herald while a person decides.
 pub const KEEPALIVE_EVERY: Duration = Duration::from_secs(10);
@@ -188,12 +189,7 @@ impl Relay<'_> {
     }
 
     async fn end_all(&self, open: impl Iterator<Item = Uuid>, by: DecidedBy, why: Reason) {
-        let ending = cancelled(by, why);
-        for id in open {
-            if let Err(e) = Box::pin(self.ctx.state.broker.resolve(id, &ending)).await {
-                tracing::warn!(elicitation_id = %id, error = %e, "could not end an elicitation");
-            }
-        }
+        self.ctx.state.broker.end_all(open, by, why).await;
     }
 
     // --- legacy servers: elicitations pushed on the call's stream -------------------------
@@ -217,23 +213,18 @@ impl Relay<'_> {
         }
         let mut waiting = FuturesUnordered::new();
         let mut open = Vec::new();
+        let origin = self.ctx.origin();
         for params in &required {
             let params = raw(params);
-            match Box::pin(prepare(self.ctx, Some(&params), ProtocolGeneration::Legacy)).await {
-                Ok((ctx, record)) if record.mode == ElicitationMode::Url => {
-                    match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
-                        Ok(waiter) => {
-                            open.push(waiter.id);
-                            waiting.push(waiter.ended().boxed());
-                        }
-                        Err(e) => {
-                            tracing::error!(error = %e, "could not store an elicitation");
-                            break;
-                        }
-                    }
+            // Only URL elicitations can satisfy -32042; anything else ends the attempt.
+            let question =
+                Question::from_server(ProtocolGeneration::Legacy, Some(&params)).only(ElicitationMode::Url);
+            match Box::pin(self.ctx.state.broker.ask(&origin, question)).await {
+                Ok(waiter) => {
+                    open.push(waiter.id);
+                    waiting.push(waiter.ended().boxed());
                 }
-                // Only URL elicitations can satisfy -32042; anything else ends the attempt.
-                _ => {
+                Err(_) => {
                     self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
                     return Some(first);
                 }
@@ -290,6 +281,9 @@ impl Relay<'_> {
         upstream_id: &RequestId,
         mut stream: MessageStream,
     ) -> Option<Message> {
+        let ctx = self.ctx;
+        let broker = &ctx.state.broker;
+        let origin = ctx.origin();
         // What the server sent while the call was parked, to be handled once it is taken back.
         let mut backlog: Backlog = VecDeque::new();
         // The server's elicitation request id → our record.
@@ -342,43 +336,37 @@ impl Relay<'_> {
                             break Some(self.upstream_error(&lost));
                         }
                     };
-                    match message {
-                        Message::Request { id, method, params } if method == "elicitation/create" => {
+                    match classify(message) {
+                        FromServer::Question { id, params } => {
                             let upstream_url_id = url_elicitation_id(params.as_deref());
-                            match Box::pin(prepare(self.ctx, params.as_deref(), ProtocolGeneration::Legacy)).await {
-                                Err(why) => {
-                                    tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
-                                    replies.push(Message::error(Some(id), INVALID_PARAMS, why));
+                            let question = Question::from_server(ProtocolGeneration::Legacy, params.as_deref());
+                            match Box::pin(broker.ask(&origin, question)).await {
+                                Err(refused) => {
+                                    let code = if refused == Refused::Unrecorded { INTERNAL_ERROR } else { INVALID_PARAMS };
+                                    replies.push(Message::error(Some(id), code, refused.reason()));
                                 }
-                                Ok((ctx, record)) => match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
-                                    Ok(waiter) => {
-                                        open.insert(id.clone(), waiter.id);
-                                        if let Some(url_id) = upstream_url_id {
-                                            url_ids.insert(url_id, waiter.id);
-                                        }
-                                        if self.send(Down::Commit).await.is_err() {
-                                            continue; // `gone` ends it on the next turn
-                                        }
-                                        answering.push(
-                                            async move {
-                                                let ended = waiter.ended().await;
-                                                (id, ended)
-                                            }
-                                            .boxed(),
-                                        );
+                                Ok(waiter) => {
+                                    open.insert(id.clone(), waiter.id);
+                                    if let Some(url_id) = upstream_url_id {
+                                        url_ids.insert(url_id, waiter.id);
                                     }
-                                    Err(e) => {
-                                        tracing::error!(error = %e, "could not store an elicitation");
-                                        let refusal = "the host could not record the request";
-                                        replies.push(Message::error(Some(id), INTERNAL_ERROR, refusal));
+                                    if self.send(Down::Commit).await.is_err() {
+                                        continue; // `gone` ends it on the next turn
                                     }
-                                },
+                                    answering.push(
+                                        async move {
+                                            let ended = waiter.ended().await;
+                                            (id, ended)
+                                        }
+                                        .boxed(),
+                                    );
+                                }
                             }
                         }
-                        Message::Request { id, method, .. } if method == "ping" => {
+                        FromServer::Ping { id } => {
                             replies.push(Message::response(id, raw(&json!({}))));
                         }
-                        Message::Request { id, method, params } => {
+                        FromServer::Request { id, method, params } => {
                             match relay::refusal(&method, &self.request.agent, link.relayed()) {
                                 Some(why) => {
                                     tracing::info!(server = %self.ctx.server.slug, %method, reason = %why, "server request not relayed");
@@ -424,20 +412,16 @@ impl Relay<'_> {
                                 }
                             }
                         }
-                        Message::Notification { method, params } if method == "notifications/cancelled" => {
-                            let withdrawn = params
-                                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                                .and_then(|p| p.get("requestId").and_then(RequestId::from_value))
-                                .and_then(|rid| open.get(&rid).copied());
-                            if let Some(id) = withdrawn {
-                                self.end_all(std::iter::once(id), DecidedBy::Server, Reason::ServerCancelled).await;
+                        FromServer::Withdrawn { request_id } => {
+                            if let Some(id) = request_id.and_then(|rid| open.get(&rid).copied()) {
+                                broker.end_all([id], DecidedBy::Server, Reason::ServerCancelled).await;
                             }
                         }
                         // About a URL elicitation the agent never saw: tell the person instead.
-                        Message::Notification { method, params } if method == "notifications/elicitation/complete" => {
-                            if let Some(ours) = url_elicitation_id(params.as_deref()).and_then(|u| url_ids.get(&u)) {
+                        FromServer::UrlComplete { elicitation_id, .. } => {
+                            if let Some(ours) = elicitation_id.and_then(|u| url_ids.get(&u)) {
                                 self.ctx.state.broker.hub.publish(self.ctx.user_id, self.ctx.org_id, &ServerEvent::Notice {
-                org: self.ctx.org_slug.clone(),
+                                    org: self.ctx.org_slug.clone(),
                                     kind: "elicitation_complete",
                                     message: format!("{} reports the step you opened is complete", self.ctx.server.name),
                                     server: Some(ServerView {
@@ -450,23 +434,24 @@ impl Relay<'_> {
                             }
                         }
                         // A send to a departed agent fails; `gone` ends the call next turn.
-                        Message::Notification { .. } => {
+                        FromServer::Notification(message) => {
                             let _ = self.send(Down::Message(message)).await;
                         }
-                        Message::Response { ref id, .. } | Message::Error { id: Some(ref id), .. } if id == upstream_id => {
-                            // The server finished without waiting for these: it withdrew them.
-                            self.end_all(open.values().copied(), DecidedBy::Server, Reason::ServerCancelled).await;
-                            break Some(self.legacy_answer(message));
+                        FromServer::Reply(message) => {
+                            if message.id() == Some(upstream_id) {
+                                // The server finished without waiting for these: it withdrew them.
+                                broker.end_all(open.values().copied(), DecidedBy::Server, Reason::ServerCancelled).await;
+                                break Some(self.legacy_answer(message));
+                            }
                         }
-                        _ => {}
                     }
                 }
                 Some((server_request, ended)) = answering.next() => {
                     open.remove(&server_request);
                     let outcome = ended.outcome.expect("an ended elicitation has an outcome");
                     // A server that withdrew its request must not get an answer.
-                    if outcome.decided_by != DecidedBy::Server {
-                        replies.push(Message::response(server_request, raw(&elicit_result(&outcome))));
+                    if let Some(answer) = outcome.server_answer() {
+                        replies.push(Message::response(server_request, raw(&answer)));
                     }
                 }
                 Some((server_id, herald_id, got)) = relaying.next() => {
@@ -691,11 +676,12 @@ impl Relay<'_> {
             result.get("inputRequests").and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default();
         let mut waiting = FuturesUnordered::new();
         let mut open = Vec::new();
+        let origin = self.ctx.origin();
         // What only a 2026-07-28 agent can answer (sampling, roots): handed to it, by key.
         let mut for_agent = serde_json::Map::new();
         for (key, input) in requests {
             let method = input.get("method").and_then(Value::as_str).unwrap_or_default();
-            if method != "elicitation/create" {
+            if asks(method) != Asks::Person {
                 let why = match &request.agent {
                     AgentEra::Modern { .. } => {
                         relay::refusal(method, &request.agent, &serde_json::Map::new())
@@ -707,6 +693,7 @@ impl Relay<'_> {
                     _ => Some(format!("the server asked for {method:?}, which this client does not offer")),
                 };
                 if let Some(why) = why {
+                    tracing::info!(server = %self.ctx.server.slug, %method, reason = %why, "server request not relayed");
                     self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
                     return Err(self.refusal(request, &why));
                 }
@@ -714,26 +701,21 @@ impl Relay<'_> {
                 continue;
             }
             let params = input.get("params").map(raw);
-            let (ctx, record) =
-                match Box::pin(prepare(self.ctx, params.as_deref(), ProtocolGeneration::Modern)).await {
-                    Ok(prepared) => prepared,
-                    Err(why) => {
-                        self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
-                        return Err(self.refusal(request, &why));
-                    }
-                };
-            match Box::pin(crate::broker::gate::admit(&ctx, *record)).await {
+            let question = Question::from_server(ProtocolGeneration::Modern, params.as_deref());
+            match Box::pin(self.ctx.state.broker.ask(&origin, question)).await {
                 Ok(waiter) => {
                     open.push(waiter.id);
                     waiting.push(async move { (key, waiter.ended().await) }.boxed());
                 }
-                Err(e) => {
-                    tracing::error!(error = %e, "could not store an elicitation");
+                Err(refused) => {
                     self.end_all(open.iter().copied(), DecidedBy::System, Reason::Interrupted).await;
-                    return Err(failure(
-                        &self.agent_id,
-                        "the host could not record the server's request for input",
-                    ));
+                    return Err(match refused {
+                        Refused::Invalid(why) => self.refusal(request, &why),
+                        Refused::Unrecorded => failure(
+                            &self.agent_id,
+                            "the host could not record the server's request for input",
+                        ),
+                    });
                 }
             }
         }
@@ -770,7 +752,7 @@ impl Relay<'_> {
                 }
                 Some((key, ended)) = waiting.next() => {
                     let outcome = ended.outcome.expect("an ended elicitation has an outcome");
-                    responses.insert(key, elicit_result(&outcome));
+                    responses.insert(key, outcome.elicit_result());
                 }
                 _ = keepalive.tick() => {
                     let _ = self.keep_alive().await;
@@ -784,7 +766,6 @@ impl Relay<'_> {
     /// result with `isError` for tools, a JSON-RPC error otherwise.
     fn refusal(&self, request: &Request, why: &str) -> Message {
         let text = format!("Herald refused a request for input from {}: {why}", self.ctx.server.name);
-        tracing::info!(server = %self.ctx.server.slug, reason = %why, "elicitation refused");
         if request.method == "tools/call" {
             let result = json!({ "content": [{ "type": "text", "text": text }], "isError": true });
             Message::response(self.agent_id.clone(), raw(&result))
@@ -812,12 +793,6 @@ fn legacy_params(params: &RawObject) -> RawObject {
         params.set("_meta", raw(&Value::Object(meta)));
     }
     params
-}
-
-/// `elicitationId` of a URL elicitation (2025-11-25) or of its completion notice.
-fn url_elicitation_id(params: Option<&RawValue>) -> Option<String> {
-    let value: Value = serde_json::from_str(params?.get()).ok()?;
-    value.get("elicitationId")?.as_str().filter(|id| !id.is_empty()).map(str::to_owned)
 }
 
 /// Answers Herald POSTs to one call's server at once, and answers it keeps waiting behind them.

@@ -11,9 +11,9 @@
 pub mod call;
 pub mod console;
 pub mod diagnosis;
-pub mod elicit;
 pub mod era;
 pub mod idle_cache;
+pub mod inbound;
 pub mod meta;
 pub mod parking;
 pub mod relay;
@@ -361,7 +361,7 @@ impl Proxy {
                 let link = Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::ModernAgents))
                     .await
                     .map_err(|e| unreachable_server(server, &e))?;
-                link.listen(ctx.clone());
+                link.listen(upstream::StreamContext::of(ctx));
                 Ok::<_, Message>(link)
             })
             .await?;
@@ -552,35 +552,16 @@ impl CallContext {
 }
 
 impl CallContext {
-    /// The same call as things are now: the org's current policy and the
-    /// server's current registration, for a person who is still a member.
-    /// A long call, or a link's standalone stream, may outlive a policy
-    /// change, a server edit or a membership: each question is judged by
-    /// what is true when it arrives. `Err` says why it may not be asked.
-    pub async fn current(&self) -> Result<CallContext, String> {
-        let state = &self.state;
-        let member =
-            state.lookups.is_member(self.org_id, &self.org_slug, self.user_id).await.map_err(|e| {
-                tracing::warn!(error = %e, "cannot confirm a membership");
-                "the host could not confirm the person's membership".to_owned()
-            })?;
-        if !member {
-            return Err("the person it would ask is no longer a member of this organisation".into());
+    /// Whose questions this call's server asks, for the broker (`Broker::ask`), which judges
+    /// each one by the membership, registration and policy in force when it arrives.
+    pub fn origin(&self) -> crate::broker::question::Origin {
+        crate::broker::question::Origin {
+            org_id: self.org_id,
+            org_slug: self.org_slug.clone(),
+            user_id: self.user_id,
+            server: self.server.clone(),
+            tool: self.tool.clone(),
         }
-        let server = state
-            .lookups
-            .server(self.org_id, &self.server.slug)
-            .await
-            .map_err(|e| {
-                tracing::warn!(error = %e, "cannot read the server's registration");
-                "the host could not read the server's registration".to_owned()
-            })?
-            .filter(|s| s.id == self.server.id)
-            .ok_or_else(|| "the server is no longer registered".to_owned())?;
-        let mut now = self.clone();
-        now.server = (*server).clone();
-        now.policy = policy(state, self.org_id).await;
-        Ok(now)
     }
 }
 
@@ -647,7 +628,7 @@ async fn initialize(
         Ok(link) => link,
         Err(e) => return rpc(StatusCode::OK, &readdress(unreachable_server(&server, &e), id)),
     };
-    link.listen(ctx);
+    link.listen(upstream::StreamContext::of(&ctx));
     let (capabilities, server_info, instructions) = link.server_description().await;
     let mut result =
         json!({ "protocolVersion": version, "capabilities": capabilities, "serverInfo": server_info });

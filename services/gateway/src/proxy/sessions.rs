@@ -93,7 +93,7 @@ impl AgentSession {
             LinkOptions::for_call(ctx, LinkFor::LegacyAgent(self.record.agent_capabilities.as_ref()));
         let link =
             Link::connect(endpoint, options).await.map_err(|e| super::unreachable_server(&ctx.server, &e))?;
-        link.listen(ctx.clone());
+        link.listen(super::upstream::StreamContext::of(ctx));
         *self.link.lock().expect("link lock") = Some(link.clone());
         Ok(link)
     }

@@ -207,7 +207,7 @@ impl Link {
     /// Keeps the standalone GET stream open (legacy servers): notifications
     /// are relayed to agents that listen, and questions a server asks there,
     /// outside any call, are shown to the link's user like any other.
-    pub fn listen(self: &Arc<Link>, ctx: super::CallContext) {
+    pub fn listen(self: &Arc<Link>, ctx: StreamContext) {
         let Link::Legacy(link) = self.as_ref() else { return };
         let mut slot = link.listening.lock().expect("listen lock");
         if slot.is_some() {
@@ -250,7 +250,7 @@ impl Link {
                             on_stream_message(&ctx, &strong, &open, message).await;
                         }
                         Some(Err(e)) => {
-                            tracing::info!(server = %ctx.server.slug, error = %e, "upstream GET stream broke");
+                            tracing::info!(server = %ctx.origin.server.slug, error = %e, "upstream GET stream broke");
                             break;
                         }
                         None => break,
@@ -359,74 +359,82 @@ impl Probes {
     }
 }
 
+/// What a legacy link's standalone stream needs to know of the call that opened it: whose
+/// questions it carries, and how long an agent has to answer what it relays. Not the app's
+/// whole state: the stream may outlive the call, and each question is judged as things are when
+/// it arrives (`Broker::ask`).
+#[derive(Clone)]
+pub struct StreamContext {
+    pub broker: Arc<crate::broker::Broker>,
+    pub origin: crate::broker::question::Origin,
+    /// How long an agent has to answer a request relayed to it: a person's time.
+    pub relay_limit: std::time::Duration,
+}
+
+impl StreamContext {
+    pub fn of(ctx: &super::CallContext) -> Self {
+        StreamContext {
+            broker: ctx.state.broker.clone(),
+            origin: ctx.origin(),
+            relay_limit: std::time::Duration::from_secs(u64::from(ctx.policy.elicitation.timeout_secs)),
+        }
+    }
+}
+
 /// One message from a legacy server's standalone stream.
 async fn on_stream_message(
-    ctx: &super::CallContext,
+    ctx: &StreamContext,
     link: &Arc<Link>,
     open: &Arc<std::sync::Mutex<HashMap<RequestId, uuid::Uuid>>>,
     message: Message,
 ) {
-    use crate::domain::outcome::{DecidedBy, Reason, cancelled};
+    use super::inbound::{FromServer, classify};
+    use crate::broker::question::Question;
+    use crate::domain::outcome::{DecidedBy, Reason};
     let Link::Legacy(legacy) = link.as_ref() else { return };
-    match message {
-        Message::Notification { method, params } if method == "notifications/cancelled" => {
-            let withdrawn = params
-                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                .and_then(|p| p.get("requestId").and_then(RequestId::from_value))
-                .and_then(|rid| open.lock().expect("open lock").remove(&rid));
+    match classify(message) {
+        FromServer::Withdrawn { request_id } => {
+            let withdrawn = request_id.and_then(|rid| open.lock().expect("open lock").remove(&rid));
             if let Some(id) = withdrawn {
-                let _ = ctx
-                    .state
-                    .broker
-                    .resolve(id, &cancelled(DecidedBy::Server, Reason::ServerCancelled))
-                    .await;
+                ctx.broker.end_all([id], DecidedBy::Server, Reason::ServerCancelled).await;
             }
         }
-        Message::Notification { .. } => {
+        FromServer::Notification(message) | FromServer::UrlComplete { message, .. } => {
             let _ = legacy.notifications.send(message);
         }
-        Message::Request { id, method, .. } if method == "ping" => {
+        FromServer::Ping { id } => {
             let _ = legacy.respond(id, raw(&json!({}))).await;
         }
-        Message::Request { id, method, params } if method == "elicitation/create" => {
+        FromServer::Question { id, params } => {
             // Judged by the org's rules as they are now: the stream outlives the call that opened it.
-            match super::elicit::prepare(ctx, params.as_deref(), ProtocolGeneration::Legacy).await {
-                Err(why) => {
-                    let _ = legacy.respond_error(id, herald_mcp::jsonrpc::INVALID_PARAMS, &why).await;
+            let question = Question::from_server(ProtocolGeneration::Legacy, params.as_deref());
+            match ctx.broker.ask(&ctx.origin, question).await {
+                Err(refused) => {
+                    let code = match refused {
+                        crate::broker::question::Refused::Unrecorded => herald_mcp::jsonrpc::INTERNAL_ERROR,
+                        crate::broker::question::Refused::Invalid(_) => herald_mcp::jsonrpc::INVALID_PARAMS,
+                    };
+                    let _ = legacy.respond_error(id, code, refused.reason()).await;
                 }
-                Ok((ctx, record)) => match crate::broker::gate::admit(&ctx, *record).await {
-                    Ok(waiter) => {
-                        open.lock().expect("open lock").insert(id.clone(), waiter.id);
-                        let (link, open) = (link.clone(), open.clone());
-                        tokio::spawn(async move {
-                            let ended = waiter.ended().await;
-                            open.lock().expect("open lock").remove(&id);
-                            let outcome = ended.outcome.expect("an ended elicitation has an outcome");
-                            if outcome.decided_by != DecidedBy::Server
-                                && let Link::Legacy(legacy) = link.as_ref()
-                            {
-                                let answer = raw(&super::elicit::elicit_result(&outcome));
-                                if let Err(e) = legacy.respond(id, answer).await {
-                                    tracing::warn!(error = %e, "could not send the answer upstream");
-                                }
-                            }
-                        });
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %e, "could not store an elicitation");
-                        let _ = legacy
-                            .respond_error(
-                                id,
-                                herald_mcp::jsonrpc::INTERNAL_ERROR,
-                                "the host could not record the request",
-                            )
-                            .await;
-                    }
-                },
+                Ok(waiter) => {
+                    open.lock().expect("open lock").insert(id.clone(), waiter.id);
+                    let (link, open) = (link.clone(), open.clone());
+                    tokio::spawn(async move {
+                        let ended = waiter.ended().await;
+                        open.lock().expect("open lock").remove(&id);
+                        let outcome = ended.outcome.expect("an ended elicitation has an outcome");
+                        if let Some(answer) = outcome.server_answer()
+                            && let Link::Legacy(legacy) = link.as_ref()
+                            && let Err(e) = legacy.respond(id, raw(&answer)).await
+                        {
+                            tracing::warn!(error = %e, "could not send the answer upstream");
+                        }
+                    });
+                }
             }
         }
-        Message::Request { id, method, params } if super::relay::capability_for(&method).is_some() => {
-            let limit = std::time::Duration::from_secs(u64::from(ctx.policy.elicitation.timeout_secs));
+        FromServer::Request { id, method, params } if super::relay::capability_for(&method).is_some() => {
+            let limit = ctx.relay_limit;
             let link = link.clone();
             // Beside the stream: waiting for the agent must not hold up the server's other messages.
             tokio::spawn(async move {
@@ -460,11 +468,11 @@ async fn on_stream_message(
                 }
             });
         }
-        Message::Request { id, method, .. } => {
+        FromServer::Request { id, method, .. } => {
             let refusal = format!("{method} is not supported by this client");
             let _ = legacy.respond_error(id, herald_mcp::jsonrpc::METHOD_NOT_FOUND, &refusal).await;
         }
-        _ => {}
+        FromServer::Reply(_) => {}
     }
 }
 

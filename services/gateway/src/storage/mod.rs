@@ -230,6 +230,8 @@ pub struct Elicitation {
     pub mode: ElicitationMode,
     pub message: String,
     pub requested_schema: Option<serde_json::Value>,
+    /// The same form, parsed (once: where the question is taken in, or its row read).
+    pub form: Option<herald_mcp::RequestedSchema>,
     pub url: Option<String>,
     pub replica_id: Uuid,
     pub created_at: OffsetDateTime,

@@ -266,6 +266,9 @@ impl TryFrom<ElicitationRow> for Elicitation {
     type Error = StoreError;
 
     fn try_from(r: ElicitationRow) -> Result<Self, StoreError> {
+        let requested_schema: Option<serde_json::Value> =
+            r.requested_schema.and_then(|s| serde_json::from_str(&s).ok());
+        let form = requested_schema.as_ref().and_then(|s| herald_mcp::parse_requested_schema(s).ok());
         let outcome = match (r.action, r.decided_by, r.resolved_at) {
             (Some(action), Some(decided_by), Some(resolved_at)) => Some(Outcome {
                 action: word(ElicitAction::parse, "action", &action)?,
@@ -291,7 +294,8 @@ impl TryFrom<ElicitationRow> for Elicitation {
             protocol: word(ProtocolGeneration::parse, "protocol", &r.protocol)?,
             mode: word(ElicitationMode::parse, "mode", &r.mode)?,
             message: r.message,
-            requested_schema: r.requested_schema.and_then(|s| serde_json::from_str(&s).ok()),
+            requested_schema,
+            form,
             url: r.url,
             replica_id: r.replica_id,
             created_at: r.created_at.0,

@@ -274,7 +274,11 @@ async fn a_legacy_only_upstream_is_reached_through_initialize_and_can_withdraw_i
     let deploy = start(&agent, "deploy", deploy_args("api"));
     let created = dashboard.next_of("elicitation.created").await;
     assert_eq!(created["message"], "Deploy api to staging?");
-    assert_eq!(stored(&w, &created["id"]).await.protocol.as_str(), "legacy", "Herald fell back to initialize");
+    assert_eq!(
+        stored(&w, &created["id"]).await.protocol.as_str(),
+        "legacy",
+        "Herald fell back to initialize"
+    );
     let ack = dashboard.respond(&created["id"], "accept", Some(json!({ "confirm": true }))).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     assert_eq!(text(&finish(deploy).await), "Deployed api to staging");

@@ -18,6 +18,11 @@ async fn user_id(session: &Session) -> Uuid {
 
 fn record(app: &TestApp, org_id: Uuid, user_id: Uuid, message: &str, expires_in: Duration) -> Elicitation {
     let now = OffsetDateTime::now_utc();
+    let schema = json!({
+        "type": "object",
+        "properties": { "q": { "type": "string", "minLength": 2 }, "n": { "type": "integer", "default": 5 } },
+        "required": ["q"],
+    });
     Elicitation {
         id: Uuid::now_v7(),
         org_id,
@@ -33,11 +38,8 @@ fn record(app: &TestApp, org_id: Uuid, user_id: Uuid, message: &str, expires_in:
         protocol: herald_mcp::ProtocolGeneration::Legacy,
         mode: herald_mcp::ElicitationMode::Form,
         message: message.into(),
-        requested_schema: Some(json!({
-            "type": "object",
-            "properties": { "q": { "type": "string", "minLength": 2 }, "n": { "type": "integer", "default": 5 } },
-            "required": ["q"],
-        })),
+        form: Some(herald_mcp::parse_requested_schema(&schema).unwrap()),
+        requested_schema: Some(schema),
         url: None,
         replica_id: app.state.broker.replica_id,
         created_at: now,

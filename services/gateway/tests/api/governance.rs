@@ -78,6 +78,7 @@ async fn a_cut_off_ends_what_the_server_is_asking_right_now() {
         mode: herald_mcp::ElicitationMode::Url,
         message: "open this".into(),
         requested_schema: None,
+        form: None,
         url: Some("https://docs.example/login".into()),
         replica_id: app.state.broker.replica_id,
         created_at: now,

@@ -1,0 +1,94 @@
+//! A question on its way in: who it is for and on whose call (`Origin`), what
+//! is asked and by whom (`Question`, `Source`), and why Herald may refuse to
+//! take it (`Refused`).
+//!
+//! `Source` is the seam for new kinds of questions. Today every question is a
+//! server's `elicitation/create`; a question Herald itself asks (an approval, a
+//! sign-in) becomes one more variant, turned into a record by `intake`, and
+//! passes the same gate, the same wait and the same endings. Answers reach a
+//! question the same way whatever carries them (`respond`, through a
+//! `Channel`), so a new channel needs no change here either.
+
+use herald_mcp::{ElicitationMode, ProtocolGeneration};
+use herald_policy::OrgPolicy;
+use serde_json::value::RawValue;
+use uuid::Uuid;
+
+use crate::storage::Server;
+
+/// Whose question it is: the person asked, their organisation, and the server
+/// and call it arrives through, as they were when the call began. Everything
+/// that may have changed since (membership, registration, policy) is read again
+/// when the question arrives.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub org_id: Uuid,
+    pub org_slug: String,
+    /// The member the question is for.
+    pub user_id: Uuid,
+    /// The server the call goes to, as registered when the call began.
+    pub server: Server,
+    /// The tool (prompt, resource) the call names, for attribution.
+    pub tool: Option<String>,
+}
+
+/// A question for a person.
+#[derive(Debug)]
+pub struct Question {
+    pub source: Source,
+    /// Only questions of this mode may be asked (a -32042 error names URL elicitations).
+    pub only: Option<ElicitationMode>,
+}
+
+/// Who asks, and in what words.
+#[derive(Debug)]
+pub enum Source {
+    /// A server's `elicitation/create`: its params as sent, in the era it was asked in.
+    Server { era: ProtocolGeneration, params: Option<Box<RawValue>> },
+}
+
+impl Question {
+    /// A server's `elicitation/create`.
+    pub fn from_server(era: ProtocolGeneration, params: Option<&RawValue>) -> Self {
+        Question { source: Source::Server { era, params: params.map(ToOwned::to_owned) }, only: None }
+    }
+
+    /// The same question, which must be of `mode`.
+    pub fn only(mut self, mode: ElicitationMode) -> Self {
+        self.only = Some(mode);
+        self
+    }
+}
+
+/// Why a question was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// It breaks the protocol or the org's rules for questions, or it cannot be
+    /// asked now (the person left, the server is gone, it floods): the asker hears why.
+    Invalid(String),
+    /// Herald could not record it (the database failed); logged where it happened.
+    Unrecorded,
+}
+
+impl Refused {
+    /// What the asker is told.
+    pub fn reason(&self) -> &str {
+        match self {
+            Refused::Invalid(why) => why,
+            Refused::Unrecorded => "the host could not record the request",
+        }
+    }
+}
+
+/// The circumstances in which a question arrives: its origin, with the server's
+/// registration and the org's policy as they are now.
+#[derive(Debug, Clone)]
+pub struct Circumstances {
+    pub org_id: Uuid,
+    pub org_slug: String,
+    pub user_id: Uuid,
+    pub tool: Option<String>,
+    /// The registration now (the origin's server, perhaps edited or cut off since).
+    pub server: std::sync::Arc<Server>,
+    pub policy: OrgPolicy,
+}
