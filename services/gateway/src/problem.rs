@@ -10,12 +10,12 @@ use crate::storage::{Conflict, StoreError};
 
 /// A problem with one field of a request body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FieldError {
+pub struct InvalidField {
     pub field: String,
     pub message: String,
 }
 
-impl FieldError {
+impl InvalidField {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self { field: field.into(), message: message.into() }
     }
@@ -24,9 +24,9 @@ impl FieldError {
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("the request body is not valid JSON for this endpoint")]
-    MalformedBody { detail: String, errors: Vec<FieldError> },
+    MalformedBody { detail: String, errors: Vec<InvalidField> },
     #[error("some fields are invalid")]
-    Validation(Vec<FieldError>),
+    Validation(Vec<InvalidField>),
     #[error("the request body must be application/json")]
     UnsupportedMediaType,
     #[error("the request body is too large")]
@@ -66,7 +66,7 @@ pub enum ApiError {
 
 impl ApiError {
     pub fn field(field: &str, message: impl Into<String>) -> Self {
-        Self::Validation(vec![FieldError::new(field, message)])
+        Self::Validation(vec![InvalidField::new(field, message)])
     }
 
     fn parts(&self) -> (StatusCode, &'static str, &'static str) {
@@ -113,8 +113,8 @@ struct Problem<'a> {
     title: &'a str,
     status: u16,
     detail: String,
-    #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
-    errors: &'a [FieldError],
+    #[serde(skip_serializing_if = "<[InvalidField]>::is_empty")]
+    errors: &'a [InvalidField],
     /// Seconds to wait before trying again (the `Retry-After` header, for scripts and pages).
     #[serde(skip_serializing_if = "Option::is_none")]
     retry_after: Option<u64>,
@@ -135,7 +135,7 @@ pub fn wait_words(seconds: u64) -> String {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code, title) = self.parts();
-        let (detail, errors): (String, &[FieldError]) = match &self {
+        let (detail, errors): (String, &[InvalidField]) = match &self {
             ApiError::MalformedBody { detail, errors } => (detail.clone(), errors),
             ApiError::Validation(errors) => (self.to_string(), errors),
             ApiError::Internal(e) => {
@@ -163,7 +163,7 @@ pub fn problem_response(
     code: &str,
     title: &str,
     detail: String,
-    errors: &[FieldError],
+    errors: &[InvalidField],
 ) -> Response {
     problem_document(status, code, title, detail, errors, None)
 }
@@ -173,7 +173,7 @@ fn problem_document(
     code: &str,
     title: &str,
     detail: String,
-    errors: &[FieldError],
+    errors: &[InvalidField],
     retry_after: Option<u64>,
 ) -> Response {
     let body = Problem {

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::auth::OrgAccess;
 use crate::app::AppState;
-use crate::problem::{ApiError, ApiResult, FieldError};
+use crate::problem::{ApiError, ApiResult, InvalidField};
 use crate::storage::{AuditEntry, AuditQuery};
 
 const DEFAULT_PAGE: u32 = 50;
@@ -72,14 +72,15 @@ pub async fn list(
     params: Result<Query<AuditParams>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<AuditPage>> {
     access.require_admin()?;
-    let Query(p) = params.map_err(|e| ApiError::Validation(vec![FieldError::new("query", e.body_text())]))?;
+    let Query(p) =
+        params.map_err(|e| ApiError::Validation(vec![InvalidField::new("query", e.body_text())]))?;
     let mut errors = Vec::new();
     let mut time = |field: &str, raw: &Option<String>| {
         raw.as_deref().and_then(|t| {
             match OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339) {
                 Ok(t) => Some(t),
                 Err(_) => {
-                    errors.push(FieldError::new(field, "must be an RFC 3339 timestamp"));
+                    errors.push(InvalidField::new(field, "must be an RFC 3339 timestamp"));
                     None
                 }
             }
@@ -91,7 +92,7 @@ pub async fn list(
         raw.as_deref().and_then(|v| match Uuid::parse_str(v) {
             Ok(id) => Some(id),
             Err(_) => {
-                errors.push(FieldError::new(field, "is not an id"));
+                errors.push(InvalidField::new(field, "is not an id"));
                 None
             }
         })
@@ -100,7 +101,7 @@ pub async fn list(
     let before = id("before", &p.before);
     let limit = p.limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {
-        errors.push(FieldError::new("limit", format!("must be between 1 and {MAX_PAGE}")));
+        errors.push(InvalidField::new("limit", format!("must be between 1 and {MAX_PAGE}")));
     }
     if !errors.is_empty() {
         return Err(ApiError::Validation(errors));

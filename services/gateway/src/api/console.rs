@@ -14,7 +14,7 @@ use super::auth::OrgAccess;
 use super::json::ValidJson;
 use crate::app::AppState;
 use crate::problem::{ApiError, ApiResult};
-use crate::proxy::console::{self, ConnectionReport, ConsoleError, Member};
+use crate::proxy::console::{self, ConnectionReport, ConsoleCaller, ConsoleError};
 use crate::storage::Server;
 
 /// More pages than this of tools/list is a server misbehaving.
@@ -125,8 +125,8 @@ async fn usable_server(state: &AppState, access: &OrgAccess, slug: &str) -> ApiR
     Ok(server)
 }
 
-fn member(access: &OrgAccess) -> Member {
-    Member {
+fn member(access: &OrgAccess) -> ConsoleCaller {
+    ConsoleCaller {
         org_id: access.org_id(),
         org_slug: access.membership.org.slug.clone(),
         user_id: access.user().id,

@@ -10,8 +10,9 @@ use super::json::ValidJson;
 use super::orgs::parse_id;
 use crate::app::AppState;
 use crate::broker::events::ElicitationView;
+use crate::broker::question::Channel;
 use crate::broker::respond::{Answer, RespondError, respond};
-use crate::problem::{ApiError, ApiResult, FieldError};
+use crate::problem::{ApiError, ApiResult, InvalidField};
 use crate::storage::ElicitationQuery;
 
 const DEFAULT_PAGE: u32 = 50;
@@ -39,7 +40,7 @@ pub async fn list(
     params: Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<ElicitationPage>> {
     let Query(params) =
-        params.map_err(|e| ApiError::Validation(vec![FieldError::new("query", e.body_text())]))?;
+        params.map_err(|e| ApiError::Validation(vec![InvalidField::new("query", e.body_text())]))?;
     let pending = match params.status.as_deref() {
         None => None,
         Some("pending") => Some(true),
@@ -91,7 +92,7 @@ pub async fn answer(
     ValidJson(answer): ValidJson<Answer>,
 ) -> ApiResult<Json<ElicitationView>> {
     let id = parse_id(&id)?;
-    match respond(&state.broker, access.user().id, Some(access.org_id()), id, answer).await {
+    match respond(&state.broker, access.user().id, Some(access.org_id()), id, answer, Channel::Web).await {
         Ok(resolved) => Ok(Json((&resolved).into())),
         Err(e) => Err(e.into()),
     }
@@ -148,7 +149,7 @@ impl From<RespondError> for ApiError {
                 format!("this elicitation has already ended ({action})"),
             ),
             RespondError::Invalid(errors) => ApiError::Validation(
-                errors.into_iter().map(|e| FieldError::new(e.field, e.message)).collect(),
+                errors.into_iter().map(|e| InvalidField::new(e.field, e.message)).collect(),
             ),
             RespondError::Store(e) => e.into(),
         }

@@ -7,7 +7,7 @@ use axum::http::{StatusCode, header};
 use serde::de::DeserializeOwned;
 
 use crate::domain::Invalid;
-use crate::problem::{ApiError, FieldError};
+use crate::problem::{ApiError, InvalidField};
 
 /// Like `axum::Json`, with Herald's error shape. Body types must use
 /// `#[serde(deny_unknown_fields)]`.
@@ -64,7 +64,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let inner = e.into_inner();
         let message = strip_position(&inner.to_string());
         let errors = if inner.is_data() {
-            vec![FieldError::new(if path == "." { String::new() } else { path }, message.clone())]
+            vec![InvalidField::new(if path == "." { String::new() } else { path }, message.clone())]
         } else {
             vec![]
         };
@@ -87,7 +87,7 @@ fn strip_position(message: &str) -> String {
 /// Collects field validation errors so a response reports all of them at once.
 #[derive(Default)]
 pub struct Checks {
-    errors: Vec<FieldError>,
+    errors: Vec<InvalidField>,
 }
 
 impl Checks {
@@ -95,14 +95,14 @@ impl Checks {
         match parsed {
             Ok(value) => Some(value),
             Err(Invalid(message)) => {
-                self.errors.push(FieldError::new(name, message));
+                self.errors.push(InvalidField::new(name, message));
                 None
             }
         }
     }
 
     pub fn push(&mut self, name: impl Into<String>, message: impl Into<String>) {
-        self.errors.push(FieldError::new(name, message));
+        self.errors.push(InvalidField::new(name, message));
     }
 
     /// Fails with every collected error, or succeeds when there were none.

@@ -10,7 +10,7 @@ use super::auth::OrgAccess;
 use super::json::ValidJson;
 use crate::app::AppState;
 use crate::audit::Subject;
-use crate::problem::{ApiError, ApiResult, FieldError};
+use crate::problem::{ApiError, ApiResult, InvalidField};
 use crate::replicas::Forget;
 
 /// The org's policy; fields it never set read as their defaults.
@@ -28,7 +28,7 @@ pub async fn replace(
     access.require_admin()?;
     let policy = policy.normalized();
     policy.validate().map_err(|violations| {
-        ApiError::Validation(violations.into_iter().map(|v| FieldError::new(v.field, v.message)).collect())
+        ApiError::Validation(violations.into_iter().map(|v| InvalidField::new(v.field, v.message)).collect())
     })?;
     let document = serde_json::to_value(&policy).map_err(anyhow::Error::from)?;
     state.store.put_policy(access.org_id(), &document, access.user().id, OffsetDateTime::now_utc()).await?;

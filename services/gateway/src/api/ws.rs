@@ -16,6 +16,7 @@ use super::auth::Principal;
 use crate::app::AppState;
 use crate::broker::events::ServerEvent;
 use crate::broker::hub::Scope;
+use crate::broker::question::Channel;
 use crate::broker::respond::{Answer, RespondError, respond};
 use crate::problem::ApiError;
 
@@ -205,7 +206,7 @@ async fn handle(state: &AppState, user_id: Uuid, scope: Scope, text: &str) -> Se
             if !membership_ok {
                 return error(Some(id), "not_found", "no such elicitation");
             }
-            match respond(&state.broker, user_id, None, id, Answer { action, content }).await {
+            match respond(&state.broker, user_id, None, id, Answer { action, content }, Channel::Web).await {
                 Ok(_) => ServerEvent::Ack { id },
                 Err(RespondError::NotFound) => error(Some(id), "not_found", "no such elicitation"),
                 Err(RespondError::Ended(action)) => {

@@ -15,7 +15,7 @@ use crate::storage::Elicitation;
 pub struct ElicitationView {
     pub id: Uuid,
     pub org: String,
-    pub server: ServerView,
+    pub server: AskingServer,
     pub tool: Option<String>,
     pub mode: ElicitationMode,
     pub message: String,
@@ -42,7 +42,7 @@ pub struct ElicitationView {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ServerView {
+pub struct AskingServer {
     pub slug: String,
     pub name: String,
     pub url: String,
@@ -54,7 +54,7 @@ impl From<&Elicitation> for ElicitationView {
         Self {
             id: e.id,
             org: e.org_slug.clone(),
-            server: ServerView {
+            server: AskingServer {
                 slug: e.server.slug.clone(),
                 name: e.server.name.clone(),
                 url: crate::domain::ServerUrl::display_form(&e.server.url),
@@ -94,7 +94,7 @@ pub enum ServerEvent {
         message: String,
         /// The organisation it concerns (its slug).
         org: String,
-        server: Option<ServerView>,
+        server: Option<AskingServer>,
         elicitation_id: Option<Uuid>,
     },
     #[serde(rename = "ack")]

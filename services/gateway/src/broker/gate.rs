@@ -17,7 +17,7 @@ use herald_policy::{Decision, Facts, RateCounts, Warning, check_url, decide, fin
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use super::events::{ServerEvent, ServerView};
+use super::events::{AskingServer, ServerEvent};
 use super::floods::{FloodKey, Summary};
 use super::question::Circumstances;
 use super::{Broker, Waiter};
@@ -28,7 +28,7 @@ use crate::storage::{Conflict, Elicitation, StoreError};
 
 /// Applies the org's policy to a question a server asked: the returned
 /// waiter either waits for the person, or already holds the policy's answer.
-pub async fn admit(
+pub async fn judge(
     broker: &Arc<Broker>,
     ctx: &Circumstances,
     mut record: Elicitation,
@@ -262,9 +262,9 @@ async fn tell_about_blocked_credential_ask(
     }
 }
 
-fn server_view(ctx: &Circumstances) -> ServerView {
+fn server_view(ctx: &Circumstances) -> AskingServer {
     let url = crate::domain::ServerUrl::display_form(&ctx.server.url);
-    ServerView { slug: ctx.server.slug.clone(), name: ctx.server.name.clone(), url }
+    AskingServer { slug: ctx.server.slug.clone(), name: ctx.server.name.clone(), url }
 }
 
 /// Counts this question in the shared windows; each count excludes it. Also

@@ -85,7 +85,7 @@ impl Broker {
         };
         self.within_flood_limit(&now).await.map_err(refused)?;
         let record = intake::intake(&now, question, self.replica_id).map_err(refused)?;
-        gate::admit(self, &now, record).await.map_err(|e| {
+        gate::judge(self, &now, record).await.map_err(|e| {
             tracing::error!(server = %origin.server.slug, error = %e, "could not store a question");
             Refused::Unrecorded
         })

@@ -80,6 +80,22 @@ impl Refused {
     }
 }
 
+/// How an answer reached Herald. Every channel answers through `respond`, and the
+/// first answer wins whatever carried it; e-mail, push or chat become variants here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// The dashboard's inbox (websocket) or the REST API.
+    Web,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Web => "web",
+        }
+    }
+}
+
 /// The circumstances in which a question arrives: its origin, with the server's
 /// registration and the org's policy as they are now.
 #[derive(Debug, Clone)]

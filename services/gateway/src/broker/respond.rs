@@ -6,6 +6,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::Broker;
+use super::question::Channel;
 use crate::domain::outcome::{DecidedBy, Reason, outcome};
 use crate::storage::{DeclineRecord, Elicitation, StoreError};
 
@@ -38,6 +39,7 @@ pub async fn respond(
     org_id: Option<Uuid>,
     id: Uuid,
     answer: Answer,
+    via: Channel,
 ) -> Result<Elicitation, RespondError> {
     let record = broker
         .store()
@@ -73,6 +75,7 @@ pub async fn respond(
     let ending = outcome(action, content, DecidedBy::User, why);
     match broker.resolve(id, &ending).await? {
         Some(resolved) => {
+            tracing::debug!(elicitation_id = %id, via = via.as_str(), "answered by its person");
             if action == ElicitAction::Decline {
                 remember_decline(broker, &resolved).await;
             }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::question::{Origin, Question, Refused};
+use super::question::{Channel, Origin, Question, Refused};
 use super::respond::{Answer, respond};
 use super::{Broker, hub::Scope};
 use crate::config::DatabaseUrl;
@@ -97,7 +97,9 @@ async fn a_question_reaches_its_person_and_their_answer_reaches_the_waiting_call
     assert_eq!(shown["server"]["name"], "Docs", "attributed to the server as registered");
     assert_eq!(shown["form"]["fields"][0]["name"], "q", "the form, parsed once at intake");
     let answer = Answer { action: ElicitAction::Accept, content: Some(json!({ "q": "rust" })) };
-    respond(&w.broker, w.origin.user_id, Some(w.origin.org_id), waiter.id, answer).await.expect("answered");
+    respond(&w.broker, w.origin.user_id, Some(w.origin.org_id), waiter.id, answer, Channel::Web)
+        .await
+        .expect("answered");
     let ended = waiter.ended().await.outcome.expect("ended");
     assert_eq!(
         (ended.action, ended.decided_by, ended.reason),
@@ -169,9 +171,9 @@ async fn the_first_answer_wins_and_a_later_one_is_told_how_it_ended() {
     let waiter = w.broker.ask(&w.origin, form("Which?")).await.unwrap();
     let id = waiter.id;
     let decline = Answer { action: ElicitAction::Decline, content: None };
-    respond(&w.broker, w.origin.user_id, None, id, decline).await.unwrap();
+    respond(&w.broker, w.origin.user_id, None, id, decline, Channel::Web).await.unwrap();
     let late = Answer { action: ElicitAction::Accept, content: Some(json!({ "q": "late" })) };
-    let refused = respond(&w.broker, w.origin.user_id, None, id, late).await.unwrap_err();
+    let refused = respond(&w.broker, w.origin.user_id, None, id, late, Channel::Web).await.unwrap_err();
     assert!(matches!(refused, super::respond::RespondError::Ended(action) if action == "decline"));
     assert_eq!(waiter.ended().await.outcome.unwrap().action, ElicitAction::Decline);
 }

@@ -36,8 +36,8 @@ use super::era::{self, AgentEra};
 use super::inbound::{Asks, FromServer, asks, classify, url_elicitation_id};
 use super::meta::{RawObject, raw};
 use super::relay;
-use super::upstream::{Generation, LegacyLink, Link, ModernLink};
-use crate::broker::events::{ServerEvent, ServerView};
+use super::upstream::{LegacyLink, Link, ModernLink};
+use crate::broker::events::{AskingServer, ServerEvent};
 use crate::broker::question::{Question, Refused};
 use crate::domain::outcome::{DecidedBy, Reason};
 
@@ -123,7 +123,7 @@ struct Relay<'a> {
     /// The highest progress the agent has seen for its token.
     progress: f64,
     /// The server's era, and the agent's request (whose era the agent speaks).
-    upstream: Generation,
+    upstream: ProtocolGeneration,
     request: &'a Request,
     /// The id the agent's answer carries: its request's, or its retry's.
     agent_id: RequestId,
@@ -424,7 +424,7 @@ impl Relay<'_> {
                                     org: self.ctx.org_slug.clone(),
                                     kind: "elicitation_complete",
                                     message: format!("{} reports the step you opened is complete", self.ctx.server.name),
-                                    server: Some(ServerView {
+                                    server: Some(AskingServer {
                                         slug: self.ctx.server.slug.clone(),
                                         name: self.ctx.server.name.clone(),
                                         url: self.ctx.server.url.clone(),

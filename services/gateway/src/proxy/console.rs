@@ -35,7 +35,7 @@ pub const CONSOLE_CALL_LIMIT: Duration = Duration::from_secs(15 * 60);
 static NEXT_ID: AtomicI64 = AtomicI64::new(1);
 
 /// Who is asking, in which org.
-pub struct Member {
+pub struct ConsoleCaller {
     pub org_id: Uuid,
     pub org_slug: String,
     pub user_id: Uuid,
@@ -55,7 +55,7 @@ pub enum ConsoleError {
 /// and withdraws whatever it was asking, as an agent's disconnect does.
 pub async fn request(
     state: &AppState,
-    member: &Member,
+    member: &ConsoleCaller,
     server: Server,
     method: &str,
     params: Value,

@@ -27,7 +27,7 @@ use herald_mcp::Message;
 use serde_json::Value;
 
 use super::meta::{RawObject, raw};
-use super::upstream::Generation;
+use herald_mcp::ProtocolGeneration;
 
 /// The side of a call Herald speaks to: the agent's era, or Herald's own console.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,14 +82,19 @@ const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
 
 /// A message of the server's era (`upstream`) on a call to `method`, made
 /// fit for the agent's era; `None` when the agent's era has no place for it.
-pub fn to_agent(message: Message, agent: &AgentEra, upstream: Generation, method: &str) -> Option<Message> {
+pub fn to_agent(
+    message: Message,
+    agent: &AgentEra,
+    upstream: ProtocolGeneration,
+    method: &str,
+) -> Option<Message> {
     match (agent, message) {
         (AgentEra::Console, message) => Some(message),
         (AgentEra::Modern { .. }, Message::Response { id, result }) => {
             Some(Message::Response { id, result: modern_result(result, method) })
         }
         (AgentEra::Modern { .. }, Message::Error { id, mut error })
-            if upstream == Generation::Legacy
+            if upstream == ProtocolGeneration::Legacy
                 && method == "resources/read"
                 && error.code == LEGACY_RESOURCE_NOT_FOUND =>
         {
@@ -132,7 +137,7 @@ pub fn to_agent(message: Message, agent: &AgentEra, upstream: Generation, method
             };
             keep.then_some(Message::Notification { method, params })
         }
-        (AgentEra::Legacy, Message::Response { id, result }) if upstream == Generation::Modern => {
+        (AgentEra::Legacy, Message::Response { id, result }) if upstream == ProtocolGeneration::Modern => {
             Some(Message::Response { id, result: legacy_result(result) })
         }
         (_, message) => Some(message),
@@ -197,7 +202,7 @@ mod tests {
     #[test]
     fn a_legacy_result_gains_result_type_for_a_modern_agent() {
         let legacy = response(json!({ "content": [{ "type": "text", "text": "ok" }], "isError": false }));
-        let out = result_of(to_agent(legacy, &MODERN, Generation::Legacy, "tools/call"));
+        let out = result_of(to_agent(legacy, &MODERN, ProtocolGeneration::Legacy, "tools/call"));
         assert_eq!(
             out,
             json!({ "content": [{ "type": "text", "text": "ok" }], "isError": false, "resultType": "complete" })
@@ -207,14 +212,14 @@ mod tests {
     #[test]
     fn cacheable_results_gain_private_cache_hints_and_keep_their_own() {
         let listed = response(json!({ "tools": [] }));
-        let out = result_of(to_agent(listed, &MODERN, Generation::Legacy, "tools/list"));
+        let out = result_of(to_agent(listed, &MODERN, ProtocolGeneration::Legacy, "tools/list"));
         assert_eq!(
             out,
             json!({ "tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "private" })
         );
         let own =
             response(json!({ "tools": [], "resultType": "complete", "ttlMs": 5000, "cacheScope": "public" }));
-        let out = result_of(to_agent(own, &MODERN, Generation::Modern, "tools/list"));
+        let out = result_of(to_agent(own, &MODERN, ProtocolGeneration::Modern, "tools/list"));
         assert_eq!(
             out,
             json!({ "tools": [], "resultType": "complete", "ttlMs": 5000, "cacheScope": "public" })
@@ -225,17 +230,17 @@ mod tests {
     fn a_modern_result_loses_what_a_legacy_agent_does_not_know() {
         let modern =
             response(json!({ "resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private" }));
-        let out = result_of(to_agent(modern, &AgentEra::Legacy, Generation::Modern, "tools/list"));
+        let out = result_of(to_agent(modern, &AgentEra::Legacy, ProtocolGeneration::Modern, "tools/list"));
         assert_eq!(out, json!({ "tools": [] }));
     }
 
     #[test]
     fn same_era_and_console_pass_unchanged() {
         let legacy = response(json!({ "content": [] }));
-        let out = result_of(to_agent(legacy, &AgentEra::Legacy, Generation::Legacy, "tools/call"));
+        let out = result_of(to_agent(legacy, &AgentEra::Legacy, ProtocolGeneration::Legacy, "tools/call"));
         assert_eq!(out, json!({ "content": [] }));
         let any = response(json!({ "content": [] }));
-        let out = result_of(to_agent(any, &AgentEra::Console, Generation::Legacy, "tools/call"));
+        let out = result_of(to_agent(any, &AgentEra::Console, ProtocolGeneration::Legacy, "tools/call"));
         assert_eq!(out, json!({ "content": [] }));
     }
 
@@ -243,7 +248,7 @@ mod tests {
     fn a_legacy_not_found_becomes_invalid_params_for_a_modern_agent() {
         let missing =
             Message::error(Some(RequestId::Integer(1)), LEGACY_RESOURCE_NOT_FOUND, "no such resource");
-        match to_agent(missing, &MODERN, Generation::Legacy, "resources/read") {
+        match to_agent(missing, &MODERN, ProtocolGeneration::Legacy, "resources/read") {
             Some(Message::Error { error, .. }) => assert_eq!(error.code, -32602),
             other => panic!("{other:?}"),
         }
@@ -252,29 +257,32 @@ mod tests {
     #[test]
     fn a_url_step_left_undone_is_said_in_the_modern_agents_terms() {
         let required = Message::error(Some(RequestId::Integer(1)), -32042, "sign in at the provider");
-        let out = result_of(to_agent(required, &MODERN, Generation::Legacy, "tools/call"));
+        let out = result_of(to_agent(required, &MODERN, ProtocolGeneration::Legacy, "tools/call"));
         assert_eq!(out["isError"], true);
         assert_eq!(out["resultType"], "complete");
         assert!(out["content"][0]["text"].as_str().unwrap().ends_with("sign in at the provider"));
         let required = Message::error(Some(RequestId::Integer(1)), -32042, "sign in");
-        let legacy = to_agent(required, &AgentEra::Legacy, Generation::Legacy, "tools/call");
+        let legacy = to_agent(required, &AgentEra::Legacy, ProtocolGeneration::Legacy, "tools/call");
         assert!(matches!(legacy, Some(Message::Error { error, .. }) if error.code == -32042), "as sent");
     }
 
     #[test]
     fn modern_agents_get_progress_and_only_the_log_messages_they_asked_for() {
         let progress = notification("notifications/progress", json!({ "progressToken": 1, "progress": 1 }));
-        assert!(to_agent(progress, &MODERN, Generation::Legacy, "tools/call").is_some());
+        assert!(to_agent(progress, &MODERN, ProtocolGeneration::Legacy, "tools/call").is_some());
         let warning = || notification("notifications/message", json!({ "level": "warning", "data": "x" }));
-        assert!(to_agent(warning(), &MODERN, Generation::Legacy, "tools/call").is_none(), "not asked for");
+        assert!(
+            to_agent(warning(), &MODERN, ProtocolGeneration::Legacy, "tools/call").is_none(),
+            "not asked for"
+        );
         let wants_errors =
             AgentEra::Modern { log_level: Some(LogLevel::Error), can_answer: Default::default() };
         assert!(
-            to_agent(warning(), &wants_errors, Generation::Legacy, "tools/call").is_none(),
+            to_agent(warning(), &wants_errors, ProtocolGeneration::Legacy, "tools/call").is_none(),
             "below the level"
         );
         let wants_info = AgentEra::Modern { log_level: Some(LogLevel::Info), can_answer: Default::default() };
-        assert!(to_agent(warning(), &wants_info, Generation::Legacy, "tools/call").is_some());
+        assert!(to_agent(warning(), &wants_info, ProtocolGeneration::Legacy, "tools/call").is_some());
         for dropped in [
             "notifications/tools/list_changed",
             "notifications/resources/updated",
@@ -283,9 +291,12 @@ mod tests {
             "notifications/something_new",
         ] {
             let note = notification(dropped, json!({}));
-            assert!(to_agent(note, &wants_info, Generation::Legacy, "tools/call").is_none(), "{dropped}");
+            assert!(
+                to_agent(note, &wants_info, ProtocolGeneration::Legacy, "tools/call").is_none(),
+                "{dropped}"
+            );
         }
         let unknown = notification("notifications/something_new", json!({}));
-        assert!(to_agent(unknown, &AgentEra::Legacy, Generation::Legacy, "tools/call").is_some());
+        assert!(to_agent(unknown, &AgentEra::Legacy, ProtocolGeneration::Legacy, "tools/call").is_some());
     }
 }

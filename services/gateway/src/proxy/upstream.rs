@@ -31,13 +31,6 @@ use super::meta::{RawObject, raw};
 use crate::backoff::Backoff;
 use crate::domain::ServerProtocol;
 
-/// Which generation of the protocol a server speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Generation {
-    Legacy,
-    Modern,
-}
-
 /// How to connect to a server.
 #[derive(Clone)]
 pub struct LinkOptions {
@@ -268,10 +261,10 @@ impl Link {
         }));
     }
 
-    pub fn generation(&self) -> Generation {
+    pub fn generation(&self) -> ProtocolGeneration {
         match self {
-            Link::Legacy(_) => Generation::Legacy,
-            Link::Modern(_) => Generation::Modern,
+            Link::Legacy(_) => ProtocolGeneration::Legacy,
+            Link::Modern(_) => ProtocolGeneration::Modern,
         }
     }
 
