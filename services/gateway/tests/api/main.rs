@@ -20,6 +20,7 @@ mod matrix;
 mod mcp_endpoint;
 mod mcp_support;
 mod members;
+mod migrations;
 mod peers;
 mod policy;
 mod policy_flow;
