@@ -256,9 +256,10 @@ fn changed(server: &Server) -> Forget {
 /// Ends every pending elicitation of a server, on behalf of the org's policy.
 async fn end_pending(state: &AppState, org_id: Uuid, server_id: Uuid) {
     use crate::domain::outcome::{DecidedBy, cancelled};
+    use crate::storage::questions::PendingOf;
     match state
         .store
-        .resolve_pending_of_server(org_id, server_id, &cancelled(DecidedBy::Policy, Rule::CutOff))
+        .end_pending(PendingOf::Server { org_id, server_id }, &cancelled(DecidedBy::Policy, Rule::CutOff))
         .await
     {
         Ok(ended) => ended.iter().for_each(|e| state.broker.announce(e)),

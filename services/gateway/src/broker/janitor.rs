@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 
 use super::Broker;
 use crate::domain::outcome::{DecidedBy, Reason, cancelled};
+use crate::storage::questions::PendingOf;
 
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 /// A replica silent for this long is dead.
@@ -71,18 +72,18 @@ pub async fn sweep(broker: &Broker) {
         liveness.beat(now);
         if store.single_process() { now } else { liveness.stale_before(now) }
     };
-    match store
-        .resolve_abandoned(
-            broker.replica_id,
-            stale_before,
-            &cancelled(DecidedBy::System, Reason::Interrupted),
-        )
-        .await
-    {
+    let dead = PendingOf::DeadReplicas { alive: broker.replica_id, stale_before };
+    match store.end_pending(dead, &cancelled(DecidedBy::System, Reason::Interrupted)).await {
         Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
         Err(e) => tracing::warn!(error = %e, "could not end elicitations of dead replicas"),
     }
-    match store.resolve_expired(now - DEADLINE_GRACE, &cancelled(DecidedBy::Timeout, Reason::Expired)).await {
+    match store
+        .end_pending(
+            PendingOf::ExpiredBefore(now - DEADLINE_GRACE),
+            &cancelled(DecidedBy::Timeout, Reason::Expired),
+        )
+        .await
+    {
         Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
         Err(e) => tracing::warn!(error = %e, "could not end expired elicitations"),
     }
@@ -123,7 +124,7 @@ pub async fn purge(broker: &Broker) {
     if let Err(e) = store.purge_counters(now - time::Duration::hours(2)).await {
         tracing::warn!(error = %e, "cannot drop old rate counters");
     }
-    let idle = time::Duration::try_from(crate::proxy::sessions::SESSION_IDLE).expect("a day fits");
+    let idle = time::Duration::try_from(crate::storage::sessions::SESSION_IDLE).expect("a day fits");
     match store.purge_idle_agent_sessions(now - idle).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(forgotten = n, "forgot idle agent sessions"),

@@ -30,6 +30,7 @@ use crate::backoff::Backoff;
 use crate::domain::outcome::{DecidedBy, Reason, cancelled};
 use crate::lookup::Lookups;
 use crate::replicas::{self, QuestionChange, QuestionEvent};
+use crate::storage::questions::PendingOf;
 use crate::storage::{Elicitation, Outcome, Store, StoreError};
 use events::ServerEvent;
 use herald_policy::OrgPolicy;
@@ -267,7 +268,7 @@ impl Broker {
     /// dashboards are told).
     pub async fn stop(&self) {
         let ending = cancelled(DecidedBy::System, Reason::Interrupted);
-        match self.store.resolve_pending_of_replica(self.replica_id, &ending).await {
+        match self.store.end_pending(PendingOf::Replica(self.replica_id), &ending).await {
             Ok(ended) => {
                 if !ended.is_empty() {
                     tracing::info!(

@@ -22,8 +22,7 @@ use crate::app::AppState;
 use crate::replicas::{self, SessionEvent};
 use crate::storage::{AgentSessionRecord, Server, StoreError, TokenPrincipal};
 
-/// A session nobody used for this long is gone (its row is purged).
-pub const SESSION_IDLE: Duration = Duration::from_secs(24 * 3600);
+pub use crate::storage::sessions::SESSION_IDLE;
 /// How often a session's last use is written to its row (not on every request).
 const TOUCH_EVERY: Duration = Duration::from_secs(300);
 /// How long a replica trusts its copy of a session before reading the row again.

@@ -1,14 +1,24 @@
-//! Durable state. One [`Store`] trait, two implementations: PostgreSQL for
-//! production and replicas, SQLite as the embedded default. Both run the same
-//! SQL (written once in `sql.rs`) against their own migrations, and the same
-//! test suite runs on both.
+//! Durable state, one trait per aggregate — `instance`, `accounts`,
+//! `organisations`, `servers`, `questions`, `policy`, `sessions`, `audit` —
+//! each in its own file with its SQL beside it; [`Store`] is all of them. Two
+//! implementations: PostgreSQL for production and replicas, SQLite as the
+//! embedded default. Both run the same SQL against their own migrations (a test
+//! checks the two define the same schema), and the same test suite runs on both.
 //!
 //! Tenant isolation lives here: every org-scoped method takes the org's id and
 //! every org-scoped query is keyed by it, so a handler cannot reach another
 //! organisation's rows even by mistake.
 
+pub mod accounts;
+pub mod audit;
+pub mod instance;
+pub mod organisations;
+pub mod policy;
 mod postgres;
+pub mod questions;
 mod rows;
+pub mod servers;
+pub mod sessions;
 mod sql;
 mod sqlite;
 mod time;
@@ -354,286 +364,36 @@ pub trait EventFeed: Send {
     async fn next(&mut self) -> Result<Option<String>>;
 }
 
-#[async_trait::async_trait]
-pub trait Store: Send + Sync + 'static {
-    /// A trivial query, for readiness.
-    async fn ping(&self) -> Result<()>;
+/// Everything Herald stores, one trait per aggregate (each with its SQL beside it);
+/// `Store` is all of them, and every store implements all.
+pub trait Store:
+    instance::Instance
+    + accounts::Accounts
+    + organisations::Organisations
+    + servers::Servers
+    + questions::Questions
+    + policy::Policies
+    + sessions::AgentSessions
+    + audit::Audit
+    + Send
+    + Sync
+    + 'static
+{
+}
 
-    // --- the instance ---------------------------------------------------------
-
-    /// The instance secret: `candidate` is stored if none is, and whichever is
-    /// stored is returned, so concurrent first starts agree on one key.
-    async fn instance_secret(&self, candidate: &str) -> Result<String>;
-    async fn has_users(&self) -> Result<bool>;
-    /// Adds a one-time setup link; all are valid until one completes setup.
-    async fn put_setup_token(&self, token_hash: &[u8], expires_at: OffsetDateTime) -> Result<()>;
-    /// Consumes the setup link and creates the first organisation and owner.
-    async fn complete_setup(
-        &self,
-        token_hash: &[u8],
-        now: OffsetDateTime,
-        org: NewOrg,
-        owner: NewUser,
-    ) -> Result<(Org, User)>;
-
-    // --- accounts and sessions --------------------------------------------------
-
-    /// Creates an organisation with `owner` as its first owner.
-    async fn create_org(&self, org: NewOrg, owner: Joiner, now: OffsetDateTime) -> Result<(Org, User)>;
-    async fn user_by_email(&self, email: &str) -> Result<Option<UserCredentials>>;
-    async fn user_by_id(&self, id: Uuid) -> Result<Option<UserCredentials>>;
-    /// Sets a new password hash and ends every session of the user but `keep`.
-    async fn set_password(
-        &self,
-        user_id: Uuid,
-        password_hash: &str,
-        keep: Option<Uuid>,
-        now: OffsetDateTime,
-    ) -> Result<()>;
-    async fn create_session(
-        &self,
-        user_id: Uuid,
-        now: OffsetDateTime,
-        expires_at: OffsetDateTime,
-    ) -> Result<Uuid>;
-    /// The user of a session that has neither ended nor expired.
-    async fn session_user(&self, session_id: Uuid, now: OffsetDateTime) -> Result<Option<User>>;
-    async fn end_session(&self, session_id: Uuid, now: OffsetDateTime) -> Result<()>;
-
-    // --- organisations and members ----------------------------------------------
-
-    async fn memberships(&self, user_id: Uuid) -> Result<Vec<Membership>>;
-    /// The user's membership in the org with this slug; `None` for non-members,
-    /// which callers must treat exactly like a missing org.
-    async fn membership(&self, org_slug: &str, user_id: Uuid) -> Result<Option<Membership>>;
-    async fn members(&self, org_id: Uuid) -> Result<Vec<Member>>;
-    /// Changes a role, as a member whose role is `actor`: refuses to demote
-    /// the last owner, and lets only owners touch the owner role.
-    async fn set_role(&self, org_id: Uuid, user_id: Uuid, role: Role, actor: Role) -> Result<Member>;
-    /// Removes a member (and their API tokens for the org), as a member whose
-    /// role is `actor`: refuses for the last owner; only owners remove owners.
-    async fn remove_member(&self, org_id: Uuid, user_id: Uuid, actor: Role) -> Result<()>;
-
-    // --- invites ----------------------------------------------------------------
-
-    async fn create_invite(&self, org_id: Uuid, invite: NewInvite, now: OffsetDateTime) -> Result<Invite>;
-    async fn pending_invites(&self, org_id: Uuid, now: OffsetDateTime) -> Result<Vec<Invite>>;
-    async fn revoke_invite(&self, org_id: Uuid, invite_id: Uuid, now: OffsetDateTime) -> Result<()>;
-    /// A usable (pending, unexpired) invite and its org.
-    async fn usable_invite(&self, token_hash: &[u8], now: OffsetDateTime) -> Result<Option<(Invite, Org)>>;
-    /// Consumes the invite (first use wins) and adds the member.
-    async fn accept_invite(
-        &self,
-        token_hash: &[u8],
-        joiner: Joiner,
-        now: OffsetDateTime,
-    ) -> Result<(Membership, User)>;
-
-    // --- API tokens ---------------------------------------------------------------
-
-    async fn create_api_token(
-        &self,
-        org_id: Uuid,
-        user_id: Uuid,
-        token: NewApiToken,
-        now: OffsetDateTime,
-    ) -> Result<ApiToken>;
-    /// The user's live (unrevoked) tokens in the org.
-    async fn api_tokens(&self, org_id: Uuid, user_id: Uuid) -> Result<Vec<ApiToken>>;
-    async fn revoke_api_token(
-        &self,
-        org_id: Uuid,
-        user_id: Uuid,
-        token_id: Uuid,
-        now: OffsetDateTime,
-    ) -> Result<()>;
-    /// The principal of a live, unexpired token whose user is still a member.
-    async fn authenticate_api_token(
-        &self,
-        secret_hash: &[u8],
-        now: OffsetDateTime,
-    ) -> Result<Option<TokenPrincipal>>;
-    async fn touch_api_token(&self, token_id: Uuid, now: OffsetDateTime) -> Result<()>;
-
-    // --- the server registry --------------------------------------------------------
-
-    async fn create_server(&self, org_id: Uuid, server: NewServer, now: OffsetDateTime) -> Result<Server>;
-    async fn servers(&self, org_id: Uuid) -> Result<Vec<Server>>;
-    async fn server(&self, org_id: Uuid, slug: &str) -> Result<Option<Server>>;
-    async fn update_server(
-        &self,
-        org_id: Uuid,
-        slug: &str,
-        changes: ServerChanges,
-        now: OffsetDateTime,
-    ) -> Result<Server>;
-    /// Cuts a server off for the whole org (`Some`) or restores it (`None`).
-    async fn set_cut_off(
-        &self,
-        org_id: Uuid,
-        slug: &str,
-        cut_off: Option<CutOff>,
-        now: OffsetDateTime,
-    ) -> Result<Server>;
-    async fn delete_server(&self, org_id: Uuid, slug: &str) -> Result<()>;
-
-    // --- policy -----------------------------------------------------------------------
-
-    async fn policy(&self, org_id: Uuid) -> Result<Option<StoredPolicy>>;
-    async fn put_policy(
-        &self,
-        org_id: Uuid,
-        document: &serde_json::Value,
-        by: Uuid,
-        now: OffsetDateTime,
-    ) -> Result<()>;
-
-    // --- elicitations -------------------------------------------------------------------
-
-    /// Whether at most one process can use this database (SQLite).
-    fn single_process(&self) -> bool;
-    /// Wakes every replica listening (PostgreSQL `NOTIFY`); nothing to do
-    /// where there is only one process.
-    async fn publish_event(&self, payload: &str) -> Result<()>;
-    /// Other replicas' events, or `None` where there is only one process.
-    async fn subscribe_events(&self) -> Result<Option<Box<dyn EventFeed>>>;
-    /// Records a replica's heartbeat (inserting it on the first beat).
-    async fn heartbeat(&self, replica_id: Uuid, now: OffsetDateTime) -> Result<()>;
-    async fn create_elicitation(&self, elicitation: &Elicitation) -> Result<()>;
-    /// The compare-and-set every ending goes through: resolves a pending
-    /// elicitation and returns it, or `None` when it had already ended.
-    async fn resolve_elicitation(&self, id: Uuid, outcome: &Outcome) -> Result<Option<Elicitation>>;
-    /// One of the user's elicitations (callers check the org).
-    async fn elicitation_of_user(&self, user_id: Uuid, id: Uuid) -> Result<Option<Elicitation>>;
-    async fn elicitations(
-        &self,
-        org_id: Uuid,
-        user_id: Uuid,
-        query: &ElicitationQuery,
-    ) -> Result<Vec<Elicitation>>;
-    /// Everything pending for a user, in every org, oldest first (for a dashboard's resync).
-    async fn pending_elicitations_of_user(&self, user_id: Uuid) -> Result<Vec<Elicitation>>;
-    /// Resolves, with `outcome`, every pending elicitation held by a replica
-    /// other than `alive` whose last heartbeat is older than `stale_before`
-    /// (or that never beat); returns what it resolved.
-    async fn resolve_abandoned(
-        &self,
-        alive: Uuid,
-        stale_before: OffsetDateTime,
-        outcome: &Outcome,
-    ) -> Result<Vec<Elicitation>>;
-    /// Resolves, with `outcome`, pending elicitations whose deadline passed
-    /// before `before`; returns what it resolved.
-    async fn resolve_expired(&self, before: OffsetDateTime, outcome: &Outcome) -> Result<Vec<Elicitation>>;
-
-    /// Ends every pending elicitation of a server in an org (it was cut off).
-    async fn resolve_pending_of_server(
-        &self,
-        org_id: Uuid,
-        server_id: Uuid,
-        outcome: &Outcome,
-    ) -> Result<Vec<Elicitation>>;
-    /// Ends every pending elicitation this replica holds (it is shutting down).
-    async fn resolve_pending_of_replica(
-        &self,
-        replica_id: Uuid,
-        outcome: &Outcome,
-    ) -> Result<Vec<Elicitation>>;
-    /// How many elicitations are pending for the user, in every org.
-    /// The user's pending elicitations in one org.
-    async fn pending_count(&self, org_id: Uuid, user_id: Uuid) -> Result<i64>;
-    /// What is pending across an org, per server, oldest group first (the admins' live view).
-    async fn pending_by_server(&self, org_id: Uuid) -> Result<Vec<PendingGroup>>;
-
-    // --- legacy agent sessions ---------------------------------------------------------------
-
-    async fn create_agent_session(&self, session: &AgentSessionRecord) -> Result<()>;
-    async fn agent_session(&self, id_hash: &[u8]) -> Result<Option<AgentSessionRecord>>;
-    /// Records that the session was used; `false` when it no longer exists.
-    async fn touch_agent_session(&self, id_hash: &[u8], now: OffsetDateTime) -> Result<bool>;
-    /// Ends a session; `false` when it did not exist.
-    async fn delete_agent_session(&self, id_hash: &[u8]) -> Result<bool>;
-    /// Sessions of `token_id` used since `since` (the ones that still count).
-    async fn count_agent_sessions_of_token(&self, token_id: Uuid, since: OffsetDateTime) -> Result<u64>;
-    /// Deletes every session of `token_id`; returns their id hashes.
-    async fn delete_agent_sessions_of_token(&self, token_id: Uuid) -> Result<Vec<Vec<u8>>>;
-    /// Forgets sessions unused since `before`.
-    async fn purge_idle_agent_sessions(&self, before: OffsetDateTime) -> Result<u64>;
-    /// Forgets the content of accepted answers resolved before `before` (retention).
-    async fn purge_accepted_content(&self, org_id: Uuid, before: OffsetDateTime) -> Result<u64>;
-    async fn org_ids(&self) -> Result<Vec<Uuid>>;
-
-    // --- policy --------------------------------------------------------------------------
-
-    async fn mutes(&self, org_id: Uuid, user_id: Uuid) -> Result<Vec<Mute>>;
-    /// Mutes a server for a member; `Conflict::AlreadyMuted` if it is.
-    async fn mute(
-        &self,
-        org_id: Uuid,
-        user_id: Uuid,
-        server_id: Uuid,
-        reason: &str,
-        note: &str,
-        now: OffsetDateTime,
-    ) -> Result<()>;
-    async fn unmute(&self, org_id: Uuid, user_id: Uuid, server_id: Uuid) -> Result<()>;
-    async fn is_muted(&self, org_id: Uuid, user_id: Uuid, server_id: Uuid) -> Result<bool>;
-    async fn record_decline(&self, decline: &DeclineRecord) -> Result<()>;
-    /// How many of the user's elicitations with this fingerprint, created
-    /// since `since`, ended with `reason` (e.g. re-asks declined by memory).
-    async fn count_fingerprint(
-        &self,
-        org_id: Uuid,
-        user_id: Uuid,
-        fingerprint: &[u8],
-        since: OffsetDateTime,
-        reason: &str,
-    ) -> Result<i64>;
-    /// How often the user declined this fingerprint since `since`.
-    async fn declines_since(
-        &self,
-        org_id: Uuid,
-        user_id: Uuid,
-        fingerprint: &[u8],
-        since: OffsetDateTime,
-    ) -> Result<i64>;
-    /// Adds one to each of three counters (`key`, and the window starting at
-    /// the time) and returns their new counts in the same order: one atomic
-    /// upsert, so every replica counts alike, and one commit for the three.
-    /// The keys must differ.
-    async fn bump_counters(&self, counters: [(&str, OffsetDateTime); 3]) -> Result<[i64; 3]>;
-    /// Takes back a bump of the same three counters (a question the policy refused after all).
-    async fn unbump_counters(&self, counters: [(&str, OffsetDateTime); 3]) -> Result<()>;
-    /// Drops counters of windows that started before `before`.
-    async fn purge_counters(&self, before: OffsetDateTime) -> Result<u64>;
-    async fn audit(&self, entry: &AuditEntry) -> Result<()>;
-    async fn audit_entries(&self, org_id: Uuid, query: &AuditQuery) -> Result<Vec<AuditEntry>>;
-
-    // --- abuse resistance: setup checks and the sign-in throttle ---------------------------
-
-    /// Whether this setup link would complete setup now (checked before any password is hashed;
-    /// `complete_setup` remains the compare-and-set).
-    async fn setup_token_usable(&self, token_hash: &[u8], now: OffsetDateTime) -> Result<bool>;
-    /// The latest time until which sign-ins under either key are refused, if later than `now`.
-    async fn login_blocked_until(
-        &self,
-        keys: [&[u8]; 2],
-        now: OffsetDateTime,
-    ) -> Result<Option<OffsetDateTime>>;
-    /// Counts one failed sign-in under each key and returns the new counts, in order. A key whose
-    /// last failure was before `forget_before` starts over (and loses its block).
-    async fn record_login_failures(
-        &self,
-        keys: [&[u8]; 2],
-        now: OffsetDateTime,
-        forget_before: OffsetDateTime,
-    ) -> Result<[i64; 2]>;
-    /// Refuses sign-ins under `key` until `until`; a longer block already there stays.
-    async fn block_login(&self, key: &[u8], until: OffsetDateTime) -> Result<()>;
-    /// Forgets the failures under `key` (its account signed in).
-    async fn clear_login_failures(&self, key: &[u8]) -> Result<()>;
-    /// Drops keys quiet since `before` whose block (if any) ended before `now`.
-    async fn purge_login_failures(&self, before: OffsetDateTime, now: OffsetDateTime) -> Result<u64>;
+impl<T> Store for T where
+    T: instance::Instance
+        + accounts::Accounts
+        + organisations::Organisations
+        + servers::Servers
+        + questions::Questions
+        + policy::Policies
+        + sessions::AgentSessions
+        + audit::Audit
+        + Send
+        + Sync
+        + 'static
+{
 }
 
 /// Opens the configured database and applies its migrations.

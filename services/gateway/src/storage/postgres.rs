@@ -5,8 +5,6 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Transaction};
 
-use super::sql::impl_store;
-
 pub struct PostgresStore {
     pub(crate) pool: PgPool,
     /// Connections whose commits do not wait for an fsync
@@ -77,7 +75,15 @@ impl PostgresStore {
     }
 }
 
-impl_store!(PostgresStore, Postgres);
+super::sql::impl_helpers!(PostgresStore, Postgres);
+super::instance::impl_instance!(PostgresStore, Postgres);
+super::accounts::impl_accounts!(PostgresStore, Postgres);
+super::organisations::impl_organisations!(PostgresStore, Postgres);
+super::servers::impl_servers!(PostgresStore, Postgres);
+super::questions::impl_questions!(PostgresStore, Postgres);
+super::policy::impl_policy!(PostgresStore, Postgres);
+super::sessions::impl_sessions!(PostgresStore, Postgres);
+super::audit::impl_audit!(PostgresStore, Postgres);
 
 struct Feed(PgListener);
 

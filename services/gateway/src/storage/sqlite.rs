@@ -10,7 +10,6 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use super::StoreError;
-use super::sql::impl_store;
 
 pub struct SqliteStore {
     pub(crate) pool: SqlitePool,
@@ -84,4 +83,12 @@ impl SqliteStore {
     }
 }
 
-impl_store!(SqliteStore, Sqlite);
+super::sql::impl_helpers!(SqliteStore, Sqlite);
+super::instance::impl_instance!(SqliteStore, Sqlite);
+super::accounts::impl_accounts!(SqliteStore, Sqlite);
+super::organisations::impl_organisations!(SqliteStore, Sqlite);
+super::servers::impl_servers!(SqliteStore, Sqlite);
+super::questions::impl_questions!(SqliteStore, Sqlite);
+super::policy::impl_policy!(SqliteStore, Sqlite);
+super::sessions::impl_sessions!(SqliteStore, Sqlite);
+super::audit::impl_audit!(SqliteStore, Sqlite);
