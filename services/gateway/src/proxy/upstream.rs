@@ -228,6 +228,15 @@ impl Link {
                 let mut stream = match link.endpoint.open_stream(&session, &version).await {
                     Ok(Some(stream)) => stream,
                     Ok(None) => return, // the server offers no GET stream
+                    Err(e) if is_passing(&e) => {
+                        // A server restarting or overloaded: its questions outside calls would be
+                        // lost for the link's lifetime if it were not asked again.
+                        drop(strong);
+                        let pause = pauses.next();
+                        tracing::debug!(error = %e, retry_in = ?pause, "upstream GET stream unavailable for now");
+                        tokio::time::sleep(pause).await;
+                        continue;
+                    }
                     Err(e) => {
                         tracing::debug!(error = %e, "upstream GET stream unavailable");
                         return;
@@ -294,6 +303,17 @@ const LISTENER_GRACE: Duration = Duration::from_secs(10);
 
 /// How soon a legacy link reopens its standalone stream after it ended, at first
 /// and at most (doubling while the stream delivers nothing).
+/// Whether a failure to open the GET stream may pass (worth asking again later): the server
+/// unreachable, slow, or answering 408, 429 or 5xx. Anything else (the session gone, the request
+/// refused) will not change by asking again.
+fn is_passing(error: &TransportError) -> bool {
+    match error {
+        TransportError::Connect(_) | TransportError::Timeout(_) | TransportError::Lost(_) => true,
+        TransportError::Status { status, .. } => matches!(status, 408 | 429 | 500..=599),
+        TransportError::SessionExpired | TransportError::Protocol(_) => false,
+    }
+}
+
 const LISTEN_RETRY_FIRST: Duration = Duration::from_secs(1);
 const LISTEN_RETRY_MAX: Duration = Duration::from_secs(60);
 

@@ -102,6 +102,21 @@ async fn the_standalone_stream_follows_policy_changes() {
     assert!(pending(&w.owner).await.is_empty());
 }
 
+/// A server that refuses its standalone stream for a moment (restarting, overloaded: 503) is
+/// asked again, with back-off, and what it asks there still reaches the person.
+#[tokio::test]
+async fn a_standalone_stream_refused_for_a_moment_is_opened_again() {
+    let w = world().await;
+    let mut dashboard = Dashboard::open(&w.app, &w.token).await;
+    w.puppet.refuse_gets(2);
+    let _agent = Agent::legacy(&w.app, &w.token, "puppet").await;
+    w.puppet.sent_times("a refused GET", 2, |m, _| m == "GET refused").await;
+    w.puppet.streams_open(1).await;
+    w.puppet.push_on_stream(ask(9, "Which region?", json!({ "region": { "type": "string" } })));
+    let question = dashboard.next_of("elicitation.created").await;
+    assert_eq!(question["message"], "Which region?");
+}
+
 /// Editing a server retires the links made with its old registration: edits do not pile up
 /// open upstream streams.
 #[tokio::test]
@@ -110,8 +125,14 @@ async fn server_edits_do_not_pile_up_links() {
     let agent = Agent::legacy(&w.app, &w.token, "puppet").await;
     let modern = Agent::modern(&w.app, &w.token, "puppet");
     for n in 0..5 {
-        let _ = modern.request(n, "tools/list", json!({})).await;
-        let _ = agent.request(n, "tools/list", json!({})).await;
+        for (who, agent) in [("modern", &modern), ("legacy", &agent)] {
+            let (_, reply) = agent.request(n, "tools/list", json!({})).await;
+            assert!(
+                matches!(reply, herald_mcp::Message::Response { .. }),
+                "round {n}: the {who} agent's call failed: {}",
+                reply.to_json()
+            );
+        }
         w.puppet.streams_open(2).await;
         let edit = w
             .owner

@@ -27,6 +27,8 @@ pub struct Puppet {
     streams: broadcast::Sender<Value>,
     open_streams: watch::Sender<usize>,
     sessions: Arc<AtomicUsize>,
+    /// How many of the next standalone streams are refused with 503.
+    refused_gets: Arc<AtomicUsize>,
 }
 
 impl Puppet {
@@ -38,6 +40,7 @@ impl Puppet {
             streams: broadcast::channel(64).0,
             open_streams: watch::Sender::new(0),
             sessions: Arc::default(),
+            refused_gets: Arc::default(),
         };
         let (on_post, on_get, on_delete) = (puppet.clone(), puppet.clone(), puppet.clone());
         let app = Router::new().route(
@@ -125,6 +128,11 @@ impl Puppet {
     }
 
     fn on_get(&self, _headers: &HeaderMap) -> Response {
+        if self.refused_gets.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_ok()
+        {
+            self.received.send_modify(|r| r.push(("GET refused".into(), json!({}))));
+            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
         let pushed = self.streams.subscribe();
         self.open_streams.send_modify(|n| *n += 1);
         let closed = StreamClosed(self.open_streams.clone());
@@ -134,6 +142,11 @@ impl Puppet {
             Ok::<_, std::io::Error>(Bytes::from(format!("event: message\ndata: {v}\n\n")))
         });
         ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(events)).into_response()
+    }
+
+    /// Refuses the next `n` standalone streams with 503 (a server restarting, say).
+    pub fn refuse_gets(&self, n: usize) {
+        self.refused_gets.store(n, Ordering::Relaxed);
     }
 
     /// Sends `message` on every open call stream (`{"end": RESULT}` answers the call).
