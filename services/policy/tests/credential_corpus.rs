@@ -72,8 +72,11 @@ impl Entry {
 }
 
 fn corpus() -> Vec<Entry> {
-    CORPUS
-        .lines()
+    parse(CORPUS)
+}
+
+fn parse(text: &str) -> Vec<Entry> {
+    text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| serde_json::from_str(line).unwrap_or_else(|e| panic!("corpus line {}: {e}", i + 1)))
