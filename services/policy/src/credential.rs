@@ -38,6 +38,23 @@
 //!   counts when it starts by naming the value (`Your personal access
 //!   token`), unless it goes on to say something about it (`Passwords must
 //!   not be entered here`).
+//! - **A compound value** (a connection string, a DSN, a database URL, a
+//!   config snippet) asks for a password only if the request says the
+//!   credential is inside it: a credential term in the same clause (`the
+//!   connection string, including the password`, not `without the password`
+//!   or `with the password redacted`), or a URL template with a password
+//!   (`postgres://user:password@host/db`) anywhere in the request. Files that
+//!   hold secrets by nature (`.env`, `.npmrc`, `.netrc`) are asked for like
+//!   any credential.
+//! - **The person's own secret** among options: a choice or a yes/no field
+//!   can hold a credential when a word makes it the person's own (`Current
+//!   password`, `Is your PIN one of these?`, `Does your PIN end with 4?`,
+//!   `word #3 of your recovery phrase`); such phrases also ask, a few words
+//!   either side of the term.
+//! - **Qualified tokens and keys**: services and kinds of token between a
+//!   request and its term do not count toward their distance (`enter your
+//!   npm publish token`, `the production Stripe restricted key`), and a bare
+//!   `key` names an API key right after one (`SendGrid production mail key`).
 //! - **A default or an option** that holds a secret-looking value (`sk_live_…`,
 //!   `ghp_…`, `AKIA…`, a PEM private key, a JWT, a card number passing the
 //!   Luhn check) is a hit wherever it is. Otherwise options and defaults only
@@ -102,7 +119,7 @@ mod rules;
 mod secrets;
 
 use matcher::{Context, Kind, Match, Matcher, MatcherBuilder, Pattern, Scope, Sense};
-use normalize::Norm;
+use normalize::{CLAUSE, Norm, SPACE};
 
 /// What an elicitation shows the user: its message and its fields.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -372,6 +389,9 @@ struct Evidence {
     otp: bool,
     address: bool,
     map: bool,
+    /// A credential is said to be inside a compound value (`connection
+    /// string, including the password`, `postgres://user:password@…`).
+    inline: bool,
 }
 
 /// How a term came to count.
@@ -416,6 +436,9 @@ struct Found {
     /// Among the first four tokens of the text, and neither negated nor
     /// followed by a statement verb.
     head: bool,
+    /// Next to a word that makes it the person's own secret (`current`,
+    /// `is your`, `one of these`).
+    own: bool,
 }
 
 /// What one text says.
@@ -443,6 +466,12 @@ const META_BEFORE_GAP: u32 = 2;
 /// How far (in normalised bytes) the detector looks around a term for what
 /// decides about it: cues, meta words, negations, blockers.
 const REACH: u32 = 256;
+/// How many tokens may separate a compound value (`connection string`) from
+/// the credential said to be inside it.
+const CARRIER_GAP: u32 = 8;
+/// How many tokens may separate a term from a word that makes it the
+/// person's own.
+const OWN_GAP: u32 = 3;
 
 impl CredentialDetector {
     /// Compiles the built-in rules and the policy's own terms.
@@ -490,6 +519,15 @@ impl CredentialDetector {
         let scratch = &mut Scratch::default();
         let mut evidence = Evidence::default();
         let mut pending = Vec::new();
+        // A URL template with a password in it says that a compound value
+        // carries a credential.
+        evidence.inline = secrets::userinfo_url(ask.message)
+            || ask.fields.iter().any(|f| {
+                [f.title, f.description, f.default.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .any(secrets::userinfo_url)
+            });
 
         let reading = self.read(ask.message, scratch, &mut evidence);
         for found in firsts(&reading.found, |x| x.cue.is_some()) {
@@ -564,13 +602,49 @@ impl CredentialDetector {
             }
         }
 
+        // Qualifiers and ownership words between a request and its term do
+        // not count toward their distance (`enter your npm publish token`).
+        let any_skippable = matches.iter().any(|o| matches!(o.kind, Kind::Qualifier | Kind::Own { .. }));
+        let any_own = any_skippable && matches.iter().any(|o| matches!(o.kind, Kind::Own { .. }));
+        let skipped = |around: &[Match], from: u32, to: u32| -> u32 {
+            if !any_skippable {
+                return 0;
+            }
+            let mut last = u32::MAX;
+            let mut n = 0;
+            for o in around {
+                if matches!(o.kind, Kind::Qualifier | Kind::Own { .. })
+                    && from <= o.start
+                    && o.end <= to
+                    && o.start != last
+                    && !norm.tokens[norm.tok[o.start as usize] as usize].dense
+                {
+                    n += norm.tok[o.end as usize - 1] - norm.tok[o.start as usize] + 1;
+                    last = o.start;
+                }
+            }
+            n
+        };
         for m in matches {
-            let Kind::Term(category, sense) = m.kind else { continue };
+            let Kind::Term(category, mut sense) = m.kind else { continue };
             if blocked(m) {
                 reading.silenced.push(category);
                 continue;
             }
             let around = near(m);
+            if sense == Sense::NeedsQualifier {
+                let qualified = around.iter().any(|o| {
+                    o.kind == Kind::Qualifier
+                        && o.end <= m.start
+                        && clause(o.start) == clause(m.start)
+                        && gap(norm, o.end, m.start) == 0
+                        && !blocked(o)
+                });
+                if !qualified {
+                    continue;
+                }
+                sense = Sense::Plain;
+            }
             // A longer term that contains this one wins (`one-time password`
             // over `password`).
             let contained = around.iter().any(|o| {
@@ -608,12 +682,18 @@ impl CredentialDetector {
                     Kind::Cue { gap: reach, after } if o.end <= m.start || (after && m.end <= o.start) => {
                         Some((o, u32::from(reach)))
                     }
+                    Kind::Own { cue: true } if o.end <= m.start || m.end <= o.start => {
+                        Some((o, u32::from(rules::OWN_CUE_GAP)))
+                    }
                     _ => None,
                 })
                 .filter(|(o, _)| clause(o.start) == c)
                 .map(|(o, reach)| {
-                    let distance =
-                        if o.end <= m.start { gap(norm, o.end, m.start) } else { gap(norm, m.end, o.start) };
+                    let distance = if o.end <= m.start {
+                        gap(norm, o.end, m.start).saturating_sub(skipped(around, o.end, m.start))
+                    } else {
+                        gap(norm, m.end, o.start).saturating_sub(skipped(around, m.end, o.start))
+                    };
                     (o, reach, distance)
                 })
                 .filter(|&(o, reach, distance)| distance <= reach && !blocked(o))
@@ -641,6 +721,18 @@ impl CredentialDetector {
                 Kind::Statement => o.start >= m.end && clause(o.start) == c && gap(norm, m.end, o.start) == 0,
                 _ => false,
             });
+            let own = any_own
+                && around.iter().any(|o| {
+                    matches!(o.kind, Kind::Own { .. })
+                        && clause(o.start) == c
+                        && (o.end <= m.start || m.end <= o.start)
+                        && (if o.end <= m.start {
+                            gap(norm, o.end, m.start)
+                        } else {
+                            gap(norm, m.end, o.start)
+                        }) <= OWN_GAP
+                        && !blocked(o)
+                });
             let first_token = norm.tok[m.start as usize];
             reading.found.push(Found {
                 start: m.start,
@@ -651,6 +743,36 @@ impl CredentialDetector {
                 cue,
                 first_clause: c == 0,
                 head: c == 0 && first_token < HEAD_TOKENS && !statement,
+                own,
+            });
+        }
+        // A compound value with a credential next to it, in the same clause
+        // (`the connection string, including the password`), carries it.
+        let secret = |c: Category| {
+            matches!(
+                c,
+                Category::Password
+                    | Category::Passphrase
+                    | Category::ApiKey
+                    | Category::AccessToken
+                    | Category::ClientSecret
+                    | Category::PrivateKey
+                    | Category::Custom
+            )
+        };
+        for carrier in reading.found.iter().filter(|x| x.sense == Sense::NeedsInline) {
+            if evidence.inline {
+                break;
+            }
+            evidence.inline = reading.found.iter().any(|x| {
+                x.sense == Sense::Plain
+                    && secret(x.category)
+                    && clause(x.start) == clause(carrier.start)
+                    && (if x.end <= carrier.start {
+                        gap(norm, x.end, carrier.start)
+                    } else {
+                        gap(norm, carrier.end, x.start)
+                    }) <= CARRIER_GAP
             });
         }
         reading
@@ -701,11 +823,13 @@ impl CredentialDetector {
             }
         }
 
-        let holds = |category: Category| match f.kind {
-            FieldKind::Boolean => false,
+        // A choice or a yes/no question about the person's own secret
+        // (`Current password`, `Is your PIN one of these?`) extracts it.
+        let holds = |x: &Found| match f.kind {
+            FieldKind::Boolean => x.own,
             FieldKind::Text => true,
-            FieldKind::Number => category.numeric() || category == Category::Custom,
-            FieldKind::Choice => secret_options || (numeric_options && category.numeric()),
+            FieldKind::Number => x.category.numeric() || x.category == Category::Custom,
+            FieldKind::Choice => secret_options || (numeric_options && x.category.numeric()) || x.own,
         };
 
         // The title is read before the name: a title that uses the word in
@@ -714,27 +838,26 @@ impl CredentialDetector {
         let mut title_silenced = Vec::new();
         if let Some(text) = f.title {
             let reading = self.read(text, s, evidence);
-            for found in firsts(&reading.found, |x| holds(x.category) && (x.first_clause || x.cue.is_some()))
-            {
+            for found in firsts(&reading.found, |x| holds(x) && (x.first_clause || x.cue.is_some())) {
                 title_hits.push(self.pending(location(FieldPart::Title), text, &s.norm, found, found.cue));
             }
             title_silenced
                 .extend(reading.silenced.iter().filter(|c| !reading.found.iter().any(|x| x.category == **c)));
         }
         let name = self.read(f.name, s, evidence);
-        for found in firsts(&name.found, |x| holds(x.category) && !title_silenced.contains(&x.category)) {
+        for found in firsts(&name.found, |x| holds(x) && !title_silenced.contains(&x.category)) {
             out.push(self.pending(location(FieldPart::Name), f.name, &s.norm, found, None));
         }
         out.append(&mut title_hits);
         if let Some(text) = f.description {
             let reading = self.read(text, s, evidence);
-            for found in firsts(&reading.found, |x| holds(x.category) && (x.cue.is_some() || x.head)) {
+            for found in firsts(&reading.found, |x| holds(x) && (x.cue.is_some() || x.head)) {
                 out.push(self.pending(location(FieldPart::Description), text, &s.norm, found, found.cue));
             }
         }
         if let Some(text) = f.format {
             let reading = self.read(text, s, evidence);
-            for found in firsts(&reading.found, |x| holds(x.category)) {
+            for found in firsts(&reading.found, |x| holds(x)) {
                 out.push(self.pending(location(FieldPart::Format), text, &s.norm, found, None));
             }
         }
@@ -783,6 +906,7 @@ impl CredentialDetector {
                 Sense::UnlessMap if !evidence.map => p.category,
                 Sense::CardOrOtp if evidence.card => Category::CardSecurityCode,
                 Sense::CardOrOtp => Category::OneTimeCode,
+                Sense::NeedsInline if evidence.inline => p.category,
                 _ => continue,
             };
             if hits.iter().any(|h| h.location == p.location && h.category == category) {
@@ -849,21 +973,37 @@ fn firsts<'r>(
 
 /// How many tokens lie between normalised byte offsets `from` (an end) and
 /// `to` (a start); inside a run of Chinese or Japanese, characters count
-/// half a token each.
+/// half a token each, also in the rest of a run that `from` ends inside or
+/// the part of a run before `to`.
 fn gap(norm: &Norm, from: u32, to: u32) -> u32 {
     if to <= from {
         return 0;
     }
     let a = norm.tok[from as usize - 1];
     let b = norm.tok[to as usize];
+    let dense_chars = |range: std::ops::Range<usize>| norm.text[range].chars().count() as u32;
     if a == b {
         if norm.tokens[a as usize].dense {
-            let chars = norm.text[from as usize..to as usize].chars().count() as u32;
-            return chars.div_ceil(2);
+            return dense_chars(from as usize..to as usize).div_ceil(2);
         }
         return 0;
     }
-    b - a - 1
+    let mut between = b - a - 1;
+    let bytes = norm.text.as_bytes();
+    if norm.tokens[a as usize].dense {
+        let end = (from as usize..bytes.len())
+            .find(|&i| norm.tok[i] != a || bytes[i] == SPACE || bytes[i] == CLAUSE)
+            .unwrap_or(bytes.len());
+        between += dense_chars(from as usize..end).div_ceil(2);
+    }
+    if norm.tokens[b as usize].dense {
+        let start = (0..to as usize)
+            .rev()
+            .find(|&i| norm.tok[i] != b || bytes[i] == SPACE || bytes[i] == CLAUSE)
+            .map_or(0, |i| i + 1);
+        between += dense_chars(start..to as usize).div_ceil(2);
+    }
+    between
 }
 
 /// Whether an option is digits (a PIN digit, a month, a year), possibly

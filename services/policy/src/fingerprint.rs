@@ -6,9 +6,13 @@
 //! This module turns the parts of a request into one canonical text; the
 //! gateway hashes that text (SHA-256) and stores the hash.
 //!
-//! - [`normalize_message`] normalises the human-readable message and masks its
-//!   variable parts with placeholders (`<id>`, `<time>`, `<n>`, `<email>`,
-//!   `<url>`).
+//! - [`normalize_message`] normalises the human-readable message and masks the
+//!   parts that vary without changing the question (request ids, UUIDs,
+//!   nonces and other long random tokens, timestamps, retry counters) with
+//!   placeholders (`<id>`, `<time>`, `<n>`). What a person decides on stays
+//!   as written: build and order numbers, amounts, quantities, file, branch
+//!   and people's names, e-mail addresses and URLs, so declining "Deploy
+//!   build 77?" does not decline "Deploy build 78?".
 //! - [`canonical_schema`] writes the requested schema as canonical JSON without
 //!   the keywords that only label or describe a field.
 //! - [`fingerprint_text`] joins server, tool, normalised message and canonical
@@ -19,7 +23,11 @@
 //!
 //! assert_eq!(
 //!     normalize_message("Approve  deployment #4521 of build a3f9c2e1d7 at 2025-03-05T12:30:00Z?"),
-//!     "approve deployment #<n> of build <id> at <time>",
+//!     "approve deployment #4521 of build a3f9c2e1d7 at <time>",
+//! );
+//! assert_eq!(
+//!     normalize_message("Retry (request id 7f3k9x2m) attempt 2: refund 10 €?"),
+//!     "retry (request id <id>) attempt <n>: refund 10 €",
 //! );
 //! assert_eq!(
 //!     fingerprint_text("deploy-bot", Some("deploy"), "Deploy to production?", None),
@@ -33,7 +41,7 @@ use serde_json::{Map, Value};
 
 /// Version tag at the start of every fingerprint text. Changing the
 /// normalisation changes every fingerprint, so it changes this tag too.
-const FINGERPRINT_VERSION: &str = "herald-fingerprint-v1";
+const FINGERPRINT_VERSION: &str = "herald-fingerprint-v2";
 
 /// The normal form of an elicitation message, for fingerprinting.
 ///
@@ -49,16 +57,25 @@ const FINGERPRINT_VERSION: &str = "herald-fingerprint-v1";
 ///    question is about (a file, a branch), so a number inside them is part of
 ///    the question. Their quote marks are normalised to `"`. An apostrophe
 ///    inside a word (`don't`) does not open a quote.
-/// 4. Outside quotes, variable parts are masked:
-///    URLs → `<url>`; e-mail addresses → `<email>`; UUIDs → `<id>`; ISO 8601
-///    dates and date-times, numeric dates (`05/03/2025`, `5.3.2025`), clock
-///    times (`12:30`, `7pm`, `7 a.m.`) and written dates (`March 5, 2025`,
-///    `5th of March`, `Mon, Mar 5`) → `<time>`, where adjacent times joined
-///    by spaces, commas, `at`, `on` or `-` and a trailing `utc`/`gmt` make one
-///    `<time>`; runs of 8 or more ASCII letters, digits and underscores that
-///    mix letters and digits (hex ids, base64-ish tokens, `cus_9fz2k1x8`) →
-///    `<id>`; every remaining digit run (with `,`/`.` separators and ordinal
-///    suffixes, so `1,234.5` and `3rd`) → `<n>`.
+/// 4. Outside quotes, only what varies without changing the question is
+///    masked:
+///    UUIDs → `<id>`; ISO 8601 dates and date-times, numeric dates
+///    (`05/03/2025`, `5.3.2025`), clock times (`12:30`, `7pm`, `7 a.m.`),
+///    written dates (`March 5, 2025`, `5th of March`, `Mon, Mar 5`) and a
+///    number after `timestamp`, `ts` or `epoch` → `<time>`, where adjacent
+///    times joined by spaces, commas, `at`, `on` or `-` and a trailing
+///    `utc`/`gmt` make one `<time>`; the value after a request-id or nonce
+///    word (`request id 7f3k9x2m`, `req-id: 42`, `nonce=…`, `trace id`,
+///    `correlation id`, `idempotency key`, `session id`, `state=`), a
+///    token prefixed `req_`, `nonce_`, `trace_` or `idem_`, and any other
+///    run of 16 or more ASCII letters, digits and underscores that keeps
+///    switching between letters and digits (random hex and base64 tokens)
+///    → `<id>`, except an object id with its own prefix (`ch_…`, `cus_…`)
+///    or a run right after a word naming what is decided on (`commit`,
+///    `build`, `order`, `file`, `branch`, …); the number after `attempt`,
+///    `retry` or `try` → `<n>`. Everything else stays: numbers (build and
+///    order numbers, amounts, quantities), short hashes, file and branch
+///    names, e-mail addresses and URLs (masked inside only as above).
 #[must_use]
 pub fn normalize_message(message: &str) -> String {
     let collapsed = collapse_whitespace(&message.to_lowercase());
@@ -273,9 +290,8 @@ fn split_quoted(text: &str) -> Vec<Segment<'_>> {
 enum Mask {
     Id,
     Time,
-    Number,
-    Email,
-    Url,
+    /// A retry counter.
+    Count,
 }
 
 impl Mask {
@@ -283,9 +299,7 @@ impl Mask {
         match self {
             Mask::Id => "<id>",
             Mask::Time => "<time>",
-            Mask::Number => "<n>",
-            Mask::Email => "<email>",
-            Mask::Url => "<url>",
+            Mask::Count => "<n>",
         }
     }
 }
@@ -294,6 +308,8 @@ impl Mask {
 enum Tok {
     Masked(Mask),
     Word(String),
+    /// A digit run, kept as written; dates are recognised from these.
+    Number(String),
     Other(char),
 }
 
@@ -313,7 +329,7 @@ fn mask(text: &str) -> String {
     for token in tokens {
         match token {
             Tok::Masked(mask) => out.push_str(mask.placeholder()),
-            Tok::Word(word) => out.push_str(&word),
+            Tok::Word(word) | Tok::Number(word) => out.push_str(&word),
             Tok::Other(c) => out.push(c),
         }
     }
@@ -326,15 +342,16 @@ fn scan(chars: &[char]) -> Vec<Tok> {
     while i < chars.len() {
         let rest = &chars[i..];
         let word_start = i == 0 || !is_word_char(chars[i - 1]);
-        if word_start && let Some((len, mask)) = match_masked(rest) {
+        if word_start && let Some((len, mask)) = match_masked(rest, context_before(&tokens)) {
             tokens.push(Tok::Masked(mask));
             i += len;
             continue;
         }
         let c = chars[i];
         if c.is_ascii_digit() {
-            tokens.push(Tok::Masked(Mask::Number));
-            i += number_len(rest);
+            let len = number_len(rest);
+            tokens.push(Tok::Number(rest[..len].iter().collect()));
+            i += len;
         } else if c.is_alphanumeric() {
             let len = rest.iter().take_while(|c| c.is_alphanumeric() && !c.is_ascii_digit()).count();
             tokens.push(Tok::Word(rest[..len].iter().collect()));
@@ -347,21 +364,117 @@ fn scan(chars: &[char]) -> Vec<Tok> {
     tokens
 }
 
+/// What the words just before a value say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Context {
+    /// Nothing in particular.
+    None,
+    /// A request id, nonce or the like: the value is masked as `<id>`.
+    RequestId,
+    /// A timestamp: a number is masked as `<time>`.
+    Timestamp,
+    /// A retry counter: a number is masked as `<n>`.
+    Attempt,
+    /// Something a person decides on (`commit`, `build`, `order`): the
+    /// value stays, however random it looks.
+    Decided,
+}
+
+/// Words after which a value is a request id or a nonce.
+const ID_WORDS: &[&str] =
+    &["nonce", "requestid", "reqid", "traceid", "correlationid", "spanid", "idempotency"];
+/// Words that, followed by `id` or `key`, make the value a request id.
+const ID_OWNERS: &[&str] =
+    &["request", "req", "trace", "correlation", "span", "idempotency", "session", "nonce"];
+/// Words after which, with `=`, a value is a nonce (URL parameters).
+const PARAM_WORDS: &[&str] = &["state", "challenge", "sig", "signature"];
+/// Prefixes of request-id and nonce tokens (`req_…`).
+const ID_PREFIXES: &[&str] = &["req", "request", "nonce", "trace", "idem", "idempotency"];
+/// Words after which a number is a timestamp.
+const TIME_WORDS: &[&str] = &["timestamp", "ts", "epoch"];
+/// Words after which a number is a retry counter.
+const ATTEMPT_WORDS: &[&str] = &["attempt", "retry", "try"];
+/// Words naming what a person decides on; a value after them stays.
+const DECIDED_WORDS: &[&str] = &[
+    "commit",
+    "sha",
+    "build",
+    "digest",
+    "revision",
+    "rev",
+    "version",
+    "release",
+    "tag",
+    "image",
+    "artifact",
+    "order",
+    "invoice",
+    "charge",
+    "payment",
+    "transaction",
+    "refund",
+    "file",
+    "branch",
+    "ticket",
+    "issue",
+    "customer",
+    "account",
+    "user",
+    "job",
+    "pr",
+    "item",
+    "product",
+    "sku",
+];
+
+/// The context of a value starting after `tokens`: the last word before it,
+/// across spaces and `:`, `=`, `#`, `-`, `_`, and across `id`/`key` after a
+/// request-id word.
+fn context_before(tokens: &[Tok]) -> Context {
+    let mut equals = false;
+    let mut words = tokens.iter().rev().filter(|t| {
+        if let Tok::Other(c) = t {
+            equals |= *c == '=';
+        }
+        !matches!(t, Tok::Other(' ' | ':' | '=' | '#' | '-' | '_'))
+    });
+    let Some(Tok::Word(last)) = words.next() else { return Context::None };
+    let last = last.as_str();
+    if matches!(last, "id" | "key" | "ids") {
+        return match words.next() {
+            Some(Tok::Word(owner)) if ID_OWNERS.contains(&owner.as_str()) => Context::RequestId,
+            _ => Context::None,
+        };
+    }
+    if ID_WORDS.contains(&last) || (equals && PARAM_WORDS.contains(&last)) {
+        Context::RequestId
+    } else if TIME_WORDS.contains(&last) {
+        Context::Timestamp
+    } else if ATTEMPT_WORDS.contains(&last) {
+        Context::Attempt
+    } else if DECIDED_WORDS.contains(&last) {
+        Context::Decided
+    } else {
+        Context::None
+    }
+}
+
 /// Tries every masked pattern at a word start, most specific first.
-fn match_masked(s: &[char]) -> Option<(usize, Mask)> {
-    if let Some(len) = url_len(s) {
-        return Some((len, Mask::Url));
-    }
-    if let Some(len) = email_len(s) {
-        return Some((len, Mask::Email));
-    }
+fn match_masked(s: &[char], context: Context) -> Option<(usize, Mask)> {
     if let Some(len) = uuid_len(s) {
         return Some((len, Mask::Id));
     }
     if let Some(len) = iso_date_len(s).or_else(|| numeric_date_len(s)).or_else(|| clock_len(s)) {
         return Some((len, Mask::Time));
     }
-    id_len(s).map(|len| (len, Mask::Id))
+    let digits = digits_at(s, 0);
+    match context {
+        Context::RequestId => value_len(s).map(|len| (len, Mask::Id)),
+        Context::Timestamp if digits >= 9 && ends_word(s, digits) => Some((digits, Mask::Time)),
+        Context::Attempt if digits > 0 && ends_word(s, digits) => Some((digits, Mask::Count)),
+        Context::Decided => None,
+        _ => random_id_len(s).map(|len| (len, Mask::Id)),
+    }
 }
 
 fn digits_at(s: &[char], at: usize) -> usize {
@@ -375,60 +488,6 @@ fn char_at(s: &[char], at: usize, expected: char) -> bool {
 fn starts_with(s: &[char], prefix: &str) -> bool {
     let mut rest = s.iter();
     prefix.chars().all(|p| rest.next() == Some(&p))
-}
-
-/// `scheme://…` or `www.…`, up to the next space, without trailing
-/// punctuation or unbalanced closing brackets.
-fn url_len(s: &[char]) -> Option<usize> {
-    let scheme_len = if s.first().is_some_and(char::is_ascii_alphabetic) {
-        s.iter().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')).count()
-    } else {
-        0
-    };
-    let body_start = if scheme_len > 0 && starts_with(&s[scheme_len..], "://") {
-        scheme_len + 3
-    } else if starts_with(s, "www.") {
-        4
-    } else {
-        return None;
-    };
-    let mut end = s.iter().position(|c| c.is_whitespace() || matches!(c, '"' | '<' | '>')).unwrap_or(s.len());
-    while let Some(&last) = s[..end].last() {
-        let unbalanced = |open: char| {
-            s[..end].iter().filter(|&&c| c == open).count() < s[..end].iter().filter(|&&c| c == last).count()
-        };
-        let trim = match last {
-            '.' | ',' | ';' | ':' | '!' | '?' | '\'' => true,
-            ')' => unbalanced('('),
-            ']' => unbalanced('['),
-            '}' => unbalanced('{'),
-            _ => false,
-        };
-        if !trim {
-            break;
-        }
-        end -= 1;
-    }
-    (end > body_start).then_some(end)
-}
-
-/// `local@domain.tld`.
-fn email_len(s: &[char]) -> Option<usize> {
-    let local =
-        s.iter().take_while(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '%' | '+' | '-')).count();
-    if local == 0 || !char_at(s, local, '@') {
-        return None;
-    }
-    let domain_start = local + 1;
-    let mut end = domain_start
-        + s[domain_start..].iter().take_while(|c| c.is_alphanumeric() || matches!(c, '.' | '-')).count();
-    while end > domain_start && matches!(s[end - 1], '.' | '-') {
-        end -= 1;
-    }
-    let domain: String = s[domain_start..end].iter().collect();
-    let (_, tld) = domain.rsplit_once('.')?;
-    let tld_ok = tld.chars().count() >= 2 && tld.chars().all(char::is_alphabetic);
-    (tld_ok && ends_word(s, end)).then_some(end)
 }
 
 /// `8-4-4-4-12` hex digits.
@@ -561,13 +620,35 @@ fn clock_len(s: &[char]) -> Option<usize> {
     meridiem_after(hour)
 }
 
-/// A run of 8 or more ASCII letters, digits and underscores with at least one
-/// letter and one digit.
-fn id_len(s: &[char]) -> Option<usize> {
-    let len = s.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').count();
+/// A value after a request-id word: a run of ASCII letters, digits, `_` and
+/// `-` that holds a digit or is at least 8 long.
+fn value_len(s: &[char]) -> Option<usize> {
+    let mut len = s.iter().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-')).count();
+    while len > 0 && matches!(s[len - 1], '_' | '-') {
+        len -= 1;
+    }
     let run = &s[..len];
-    let mixed = run.iter().any(char::is_ascii_alphabetic) && run.iter().any(char::is_ascii_digit);
-    (len >= 8 && mixed && ends_word(s, len)).then_some(len)
+    (len > 0 && (run.iter().any(char::is_ascii_digit) || len >= 8) && ends_word(s, len)).then_some(len)
+}
+
+/// A random-looking token: a request-id prefix and a tail (`req_8f2k3j`),
+/// or 16 or more ASCII letters, digits and underscores that switch between
+/// letters and digits at least four times (hex digests, base64 nonces), and
+/// not an object id with a prefix of its own (`ch_3MtwBwLkdIwHu7ix`).
+fn random_id_len(s: &[char]) -> Option<usize> {
+    let len = s.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').count();
+    if len == 0 || !ends_word(s, len) {
+        return None;
+    }
+    let run = &s[..len];
+    let prefix = run.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    if prefix < len && run[prefix] == '_' && (1..=11).contains(&prefix) {
+        let name: String = run[..prefix].iter().collect();
+        let tail = len - prefix - 1;
+        return (ID_PREFIXES.contains(&name.as_str()) && tail >= 4).then_some(len);
+    }
+    let switches = run.windows(2).filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit()).count();
+    (len >= 16 && switches >= 4).then_some(len)
 }
 
 /// Digits with `,`/`.` group or decimal separators and an optional ordinal
@@ -641,7 +722,7 @@ fn number_across_joiners(tokens: &[Tok], from: usize, forward: bool) -> Option<u
     let mut k = from;
     loop {
         let token = tokens.get(k)?;
-        if *token == Tok::Masked(Mask::Number) {
+        if matches!(token, Tok::Number(_)) {
             return Some(k);
         }
         if !is_date_joiner(token) {
@@ -670,9 +751,13 @@ fn merge_written_dates(tokens: Vec<Tok>) -> Vec<Tok> {
                 end = year;
             }
         }
-        // A number before the month (`5th of march`) was already emitted.
+        // A number before the month (`5th of march`) was already emitted;
+        // `may` takes only a number after it (`build 77, may I?`).
         let emitted_start = out.len();
-        let before = emitted_start.checked_sub(1).and_then(|last| number_across_joiners(&out, last, false));
+        let before = emitted_start
+            .checked_sub(1)
+            .filter(|_| !is_word(&tokens[k], &["may"]))
+            .and_then(|last| number_across_joiners(&out, last, false));
         if let Some(start) = before {
             out.truncate(start);
         } else if end == k {
@@ -900,10 +985,13 @@ mod tests {
         assert_eq!(clock_len(&chars("7 a.m")), Some(5));
         assert_eq!(clock_len(&chars("7 apples")), None);
         assert_eq!(clock_len(&chars("16:9")), None);
-        assert_eq!(email_len(&chars("a.b+c@mail.example.org.")), Some(22));
-        assert_eq!(url_len(&chars("https://x.y/a_(b)).")), Some(17));
-        assert_eq!(id_len(&chars("deadbeef")), None);
-        assert_eq!(id_len(&chars("deadbeef1")), Some(9));
+        assert_eq!(random_id_len(&chars("deadbeef1")), None);
+        assert_eq!(random_id_len(&chars("3f9a2c1d7e0b4a5c6d7e")), Some(20));
+        assert_eq!(random_id_len(&chars("release2024hotfix12")), None);
+        assert_eq!(random_id_len(&chars("req_8f2k")), Some(8));
+        assert_eq!(random_id_len(&chars("ch_3mtwbwlkdiwhu7ix28a3tqpa")), None);
+        assert_eq!(value_len(&chars("7f3k-9x2m, then")), Some(9));
+        assert_eq!(value_len(&chars("for the build")), None);
         assert_eq!(number_len(&chars("1,234.5th")), 9);
         assert_eq!(number_len(&chars("3rd")), 3);
     }

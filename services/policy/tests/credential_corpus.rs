@@ -1,9 +1,14 @@
 //! The credential-ask detector against a hand-written corpus of elicitation
-//! requests (`tests/corpus/credential_asks.jsonl`), plus focused tests of
+//! requests (`tests/corpus/credential_asks.jsonl`, the tuning corpus), a
+//! held-out set that was written before the rules it measures and never
+//! tuned on (`tests/corpus/held_out.jsonl`), plus focused tests of
 //! obfuscations, hard negatives, the organisation's terms and explanations.
 //!
 //! Run `cargo test -p herald-policy --test credential_corpus -- --nocapture`
-//! to see recall, the false-positive rate and every miss and false alarm.
+//! to see recall, the false-positive rate and every miss and false alarm;
+//! `cargo test -p herald-policy --test credential_corpus held_out_figures --
+//! --nocapture` prints the tuning and held-out figures side by side, and
+//! `-- --ignored held_out_meets_the_goal` checks the held-out goal.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +19,10 @@ use herald_policy::{CredentialAskMode, CredentialAskPolicy};
 use serde::Deserialize;
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
+const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
+/// The goal on the held-out set.
+const HELD_OUT_MIN_RECALL: f64 = 0.98;
+const HELD_OUT_MAX_FPR: f64 = 0.01;
 const MIN_RECALL: f64 = 0.97;
 const MAX_FPR: f64 = 0.02;
 
@@ -72,8 +81,11 @@ impl Entry {
 }
 
 fn corpus() -> Vec<Entry> {
-    CORPUS
-        .lines()
+    parse(CORPUS)
+}
+
+fn parse(text: &str) -> Vec<Entry> {
+    text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| serde_json::from_str(line).unwrap_or_else(|e| panic!("corpus line {}: {e}", i + 1)))
@@ -535,4 +547,218 @@ fn a_description_that_warns_against_sharing_a_pin_is_not_an_ask() {
     let ask = AskText::from_schema("Please provide inputs for the following fields:", &schema);
     let hits = CredentialDetector::new(&herald_policy::CredentialAskPolicy::default()).detect(&ask);
     assert!(hits.is_empty(), "{hits:?}");
+}
+
+/// The three families of issue 15, in the words of the issue, and their
+/// benign look-alikes.
+#[test]
+fn compound_values_own_secrets_and_qualified_tokens() {
+    let d = detector();
+    let choice = |title: &'static str, options: Vec<&'static str>| FieldText {
+        name: "answer",
+        title: Some(title),
+        kind: FieldKind::Choice,
+        enum_values: options,
+        ..FieldText::default()
+    };
+    let yes_no = |title: &'static str| FieldText {
+        name: "answer",
+        title: Some(title),
+        kind: FieldKind::Boolean,
+        ..FieldText::default()
+    };
+    let asks: Vec<(AskText<'_>, Category)> = vec![
+        (
+            AskText {
+                message: "Paste your Postgres connection string (postgres://user:password@host/db)",
+                fields: vec![text_field("conn")],
+            },
+            Category::Password,
+        ),
+        (AskText { message: "Enter the database URL with credentials", fields: vec![] }, Category::Password),
+        (
+            AskText { message: "Please paste the contents of your .env file", fields: vec![] },
+            Category::ApiKey,
+        ),
+        (AskText { message: "Paste the AWS_SECRET_ACCESS_KEY=... line", fields: vec![] }, Category::ApiKey),
+        (
+            AskText {
+                message: "Security check",
+                fields: vec![choice("Your current password", vec!["hunter2", "letmein", "dragon"])],
+            },
+            Category::Password,
+        ),
+        (
+            AskText {
+                message: "Which of these is your PIN?",
+                fields: vec![choice("Answer", vec!["first", "second", "third"])],
+            },
+            Category::Pin,
+        ),
+        (
+            AskText {
+                message: "One question",
+                fields: vec![yes_no("Is your password one of these: dragon, hunter2?")],
+            },
+            Category::Password,
+        ),
+        (
+            AskText {
+                message: "Confirm your recovery phrase word #3",
+                fields: vec![choice("Word", vec!["apple", "river", "stone"])],
+            },
+            Category::RecoveryPhrase,
+        ),
+        (AskText { message: "Enter your npm publish token", fields: vec![] }, Category::AccessToken),
+        (AskText { message: "Send me the deploy access key for staging", fields: vec![] }, Category::ApiKey),
+        (AskText { message: "Paste the GitLab project deploy token", fields: vec![] }, Category::AccessToken),
+        (AskText { message: "Enter the Slack bot user OAuth token", fields: vec![] }, Category::AccessToken),
+        (
+            AskText { message: "Provide the production Stripe restricted key", fields: vec![] },
+            Category::ApiKey,
+        ),
+    ];
+    for (ask, category) in &asks {
+        let hits = d.detect(ask);
+        assert!(
+            hits.iter().any(|h| h.category == *category),
+            "{ask:?} not caught as {category:?}: {hits:#?}"
+        );
+    }
+    let benign: Vec<AskText<'_>> = vec![
+        AskText {
+            message: "Choose a strength for your new password policy",
+            fields: vec![choice("Strength", vec!["low", "high"])],
+        },
+        AskText { message: "Enter the database URL (no credentials, we use IAM auth)", fields: vec![] },
+        AskText { message: "Enter the database URL without credentials", fields: vec![] },
+        AskText {
+            message: "Which of these deploy targets?",
+            fields: vec![choice("Deploy target", vec!["staging", "production"])],
+        },
+        AskText {
+            message: "Enter the npm package name",
+            fields: vec![titled("pkg", "npm package name", FieldKind::Text)],
+        },
+        AskText { message: "Enter the access key ID's label", fields: vec![] },
+        AskText { message: "Confirm you rotated your key", fields: vec![yes_no("I rotated my key")] },
+        AskText { message: "Password strength: weak", fields: vec![yes_no("Use this password anyway?")] },
+        AskText { message: "A reset your password link was sent to your inbox", fields: vec![yes_no("OK")] },
+        AskText {
+            message: "Paste the connection string",
+            fields: vec![titled("conn", "Connection string", FieldKind::Text)],
+        },
+    ];
+    for ask in &benign {
+        let hits = d.detect(ask);
+        assert!(hits.is_empty(), "false alarm on {ask:?}: {hits:#?}");
+    }
+}
+
+/// Recall and false-positive rate of the default detector on one set.
+struct Figures {
+    asks: usize,
+    caught: usize,
+    benign: usize,
+    alarms: usize,
+}
+
+impl Figures {
+    fn of(entries: &[Entry]) -> Self {
+        let detector = detector();
+        let mut f = Figures { asks: 0, caught: 0, benign: 0, alarms: 0 };
+        for entry in entries {
+            let hit = !detector.detect(&entry.ask()).is_empty();
+            match entry.label {
+                Label::Ask => {
+                    f.asks += 1;
+                    f.caught += usize::from(hit);
+                }
+                Label::Benign => {
+                    f.benign += 1;
+                    f.alarms += usize::from(hit);
+                }
+            }
+        }
+        f
+    }
+
+    fn recall(&self) -> f64 {
+        self.caught as f64 / self.asks as f64
+    }
+
+    fn fpr(&self) -> f64 {
+        self.alarms as f64 / self.benign as f64
+    }
+
+    fn line(&self, name: &str) -> String {
+        format!(
+            "{name:<8} recall {}/{} = {:.4}, false positives {}/{} = {:.4}",
+            self.caught,
+            self.asks,
+            self.recall(),
+            self.alarms,
+            self.benign,
+            self.fpr()
+        )
+    }
+}
+
+/// The figures on the tuning corpus and on the held-out set, printed side
+/// by side. The held-out set was written and committed before the rules for
+/// its families and is never used to tune them.
+#[test]
+fn held_out_figures() {
+    let tuning = Figures::of(&corpus());
+    let held = parse(HELD_OUT);
+    let held_out = Figures::of(&held);
+    println!("{}", tuning.line("tuning"));
+    println!("{}", held_out.line("held-out"));
+    let d = detector();
+    for entry in &held {
+        let hits = d.detect(&entry.ask());
+        match entry.label {
+            Label::Ask if hits.is_empty() => {
+                println!("HELD-OUT MISS [{}] {:?} — {}", entry.lang, entry.message, entry.note);
+            }
+            Label::Benign if !hits.is_empty() => {
+                println!("HELD-OUT FALSE ALARM [{}] {:?} — {}", entry.lang, entry.message, entry.note);
+                for hit in &hits {
+                    println!("    {}", hit.explanation);
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(held.len() >= 150, "the held-out set has {} entries", held.len());
+    let langs: std::collections::BTreeSet<&str> = held.iter().map(|e| e.lang.as_str()).collect();
+    assert!(langs.len() >= 15, "the held-out set covers {} languages", langs.len());
+    let asks = held.iter().filter(|e| e.label == Label::Ask).count();
+    assert!(
+        asks * 3 >= held.len() && asks * 3 <= held.len() * 2,
+        "roughly half the held-out set must be asks"
+    );
+}
+
+/// The goal, on requests the rules were not tuned on: recall at least 0.98
+/// and a false-positive rate at most 0.01 on the held-out set.
+///
+/// Not met yet: measured recall 81/87 = 0.931 and false positives 0/78
+/// (docs/performance.md, "Accuracy"). Closing the gap by tuning on the
+/// misses this set shows would make it a tuning set; it needs new rules
+/// measured on a fresh held-out set. Run it with `--ignored`.
+#[test]
+#[ignore = "goal not met: held-out recall 81/87 = 0.931 (issue 15)"]
+fn held_out_meets_the_goal() {
+    let held_out = Figures::of(&parse(HELD_OUT));
+    assert!(
+        held_out.recall() >= HELD_OUT_MIN_RECALL,
+        "held-out recall {:.4} below {HELD_OUT_MIN_RECALL}",
+        held_out.recall()
+    );
+    assert!(
+        held_out.fpr() <= HELD_OUT_MAX_FPR,
+        "held-out false-positive rate {:.4} above {HELD_OUT_MAX_FPR}",
+        held_out.fpr()
+    );
 }

@@ -38,29 +38,79 @@ fn unicode_is_lowercased() {
 }
 
 #[test]
-fn numbers_are_masked() {
-    assert_eq!(normalize_message("Approve order #4521 for 3 items?"), "approve order #<n> for <n> items");
-    same_message("Approve order #4521 for 3 items?", "Approve order #98 for 12 items");
-    same_message("Pay $1,234.50 now?", "Pay $7 now?");
-    same_message("Pick the 3rd option", "pick the 21st option");
-    same_message("Retry attempt 2 of 5", "Retry attempt 3 of 5");
+fn what_a_person_decides_on_is_not_masked() {
+    // Declining build 77 does not decline build 78.
+    different_message("Deploy build 77 to production?", "Deploy build 78 to production?");
+    assert_eq!(normalize_message("Deploy build 77 to production?"), "deploy build 77 to production");
+    // Amounts, quantities, order numbers.
+    different_message("Refund 10 € to the customer?", "Refund 1000 € to the customer?");
+    different_message("Pay $1,234.50 now?", "Pay $7 now?");
+    different_message("Approve order #4521 for 3 items?", "Approve order #98 for 3 items?");
+    different_message("Approve order #4521 for 3 items?", "Approve order #4521 for 12 items?");
+    different_message("Pick the 3rd option", "pick the 21st option");
+    different_message("Scale to 3 replicas?", "Scale to 30 replicas?");
+    // Files, branches, people, addresses.
+    different_message("Delete a.txt?", "Delete b.txt?");
+    different_message("Delete report-3.pdf?", "Delete report-4.pdf?");
+    different_message("Merge branch release-2024 into main?", "Merge branch release-2025 into main?");
+    different_message("Merge feature/login-v2?", "Merge feature/login-v3?");
+    different_message("Invite alice@example.com to the team", "Invite bob@corp.example.io to the team");
+    different_message("Open https://example.com/a, then confirm", "open https://example.org/b, then confirm");
+    // Short hashes and object ids name a thing too, and so does a long hash
+    // after a word naming what is decided on.
+    different_message("Merge commit 3f9a2c1d7e?", "Merge commit a1b2c3d4e5?");
+    different_message(
+        "Deploy commit 3f9a2c1d7e0b4a5c6d7e8f9a0b1c2d3e4f5a6b7c?",
+        "Deploy commit 0b4a5c6d7e8f9a0b1c2d3e4f5a6b7c3f9a2c1d7e?",
+    );
+    different_message(
+        "Refund charge ch_3MtwBwLkdIwHu7ix28a3tqPa?",
+        "Refund charge ch_1NirD82eZvKYlo2CIvbtLWuY",
+    );
+    different_message("Retry job job-8f2k3j4h5g", "Retry job job-ab12cd34ef56");
+    // `may` next to a number is not a date unless the number follows it.
+    different_message("Deploy build 77, may I?", "Deploy build 78, may I?");
+    assert_eq!(normalize_message("Use deadbeef on s3"), "use deadbeef on s3");
 }
 
 #[test]
-fn ids_are_masked() {
+fn what_varies_without_changing_the_question_is_masked() {
+    // Request ids, in their usual spellings.
+    same_message("Deploy build 77 (request id 7f3k9x2m)?", "Deploy build 77 (request id q1w2e3r4)");
+    same_message("Deploy build 77? req-id: 42", "Deploy build 77? req-id: 43");
+    same_message("Deploy build 77 [requestId=abc123]", "Deploy build 77 [requestId=def456]");
+    same_message("Deploy build 77 (req_8f2k3j4h5g6d)", "Deploy build 77 (req_0a9s8d7f6g5h)");
+    same_message("Trace ID 4bf92f3577b34da6: approve?", "Trace ID 00f067aa0ba902b7: approve?");
+    same_message("Approve with idempotency key k-1234?", "Approve with idempotency key k-9876?");
+    // UUIDs.
     assert_eq!(
         normalize_message("Approve request 123e4567-e89b-12d3-a456-426614174000?"),
         "approve request <id>"
     );
     same_message(
-        "Approve request 123E4567-E89B-12D3-A456-426614174000?",
-        "Approve request 9f1c2d3e-0000-4abc-8def-0123456789ab",
+        "Deploy build 77 for request 123E4567-E89B-12D3-A456-426614174000?",
+        "Deploy build 77 for request 9f1c2d3e-0000-4abc-8def-0123456789ab",
     );
-    same_message("Merge commit 3f9a2c1d7e?", "Merge commit a1b2c3d4e5f6a7b8c9d0");
-    same_message("Refund charge ch_3MtwBwLkdIwHu7ix28a3tqPa?", "Refund charge ch_1NirD82eZvKYlo2CIvbtLWuY");
-    same_message("Retry job job-8f2k3j4h5g", "Retry job job-ab12cd34ef56");
-    // Words and short alphanumerics are not ids.
-    assert_eq!(normalize_message("Use deadbeef on s3"), "use deadbeef on s<n>");
+    // Timestamps.
+    same_message("Deploy build 77 at 2025-03-05T12:30:00Z?", "Deploy build 77 at 2025-03-06T08:00:00Z?");
+    same_message("Deploy build 77 (timestamp 1733059200)?", "Deploy build 77 (timestamp 1733062800)?");
+    same_message("Deploy build 77 (ts=1733059200123)", "Deploy build 77 (ts=1733059999999)");
+    // Nonces and long random tokens.
+    same_message("Deploy build 77? nonce=8f2k3j4h5g6d7s8a", "Deploy build 77? nonce=q9w8e7r6t5y4u3i2");
+    same_message(
+        "Open https://auth.example.com/authorize?client=herald&state=a1b2c3d4e5",
+        "Open https://auth.example.com/authorize?client=herald&state=z9y8x7w6v5",
+    );
+    same_message(
+        "Approve upload 3f9a2c1d7e0b4a5c6d7e8f9a0b1c2d3e?",
+        "Approve upload 0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e?",
+    );
+    // Retry counters.
+    same_message("Retry attempt 2 of 5: deploy build 77?", "Retry attempt 3 of 5: deploy build 77?");
+    assert_eq!(
+        normalize_message("Deploy build 77 (request id 7f3k9x2m, attempt 2) at 2025-03-05T12:30:00Z?"),
+        "deploy build 77 (request id <id>, attempt <n>) at <time>"
+    );
 }
 
 #[test]
@@ -108,14 +158,15 @@ fn month_names_alone_are_words() {
 }
 
 #[test]
-fn emails_and_urls_are_masked() {
-    assert_eq!(normalize_message("Invite Alice.Smith+ops@example.com?"), "invite <email>");
-    same_message("Invite alice@example.com to the team", "Invite bob@corp.example.io to the team");
+fn emails_and_urls_are_kept() {
+    assert_eq!(
+        normalize_message("Invite Alice.Smith+ops@example.com?"),
+        "invite alice.smith+ops@example.com"
+    );
     assert_eq!(
         normalize_message("Open https://example.com/reports/2025?id=7 (or www.example.org/x)."),
-        "open <url> (or <url>)"
+        "open https://example.com/reports/2025?id=7 (or www.example.org/x)"
     );
-    same_message("Open https://example.com/a, then confirm", "open https://example.org/b?c=d, then confirm");
 }
 
 #[test]
@@ -129,9 +180,9 @@ fn quoted_strings_keep_their_content() {
     // Quote styles do not matter, apostrophes are not quotes.
     same_message("Delete “release-2024”?", "Delete \"release-2024\"");
     same_message("Delete ‘draft 1’?", "Delete 'draft 1'");
-    assert_eq!(normalize_message("Don't delete user's file 42"), "don't delete user's file <n>");
+    assert_eq!(normalize_message("Don't delete user's file 42"), "don't delete user's file 42");
     // An unclosed quote is just a character.
-    assert_eq!(normalize_message("Say \"hello 42"), "say \"hello <n>");
+    assert_eq!(normalize_message("Say \"hello 42"), "say \"hello 42");
 }
 
 #[test]
@@ -250,12 +301,12 @@ fn fingerprint_text_is_length_prefixed() {
     let schema = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } } });
     assert_eq!(
         fingerprint_text("deploy-bot", Some("deploy"), "Deploy build 42?", Some(&schema)),
-        "herald-fingerprint-v1\nserver:10:deploy-bot\ntool:6:deploy\nmessage:16:deploy build <n>\n\
+        "herald-fingerprint-v2\nserver:10:deploy-bot\ntool:6:deploy\nmessage:15:deploy build 42\n\
          schema:56:{\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"type\":\"object\"}"
     );
     assert_eq!(
         fingerprint_text("s", None, "Open the docs", None),
-        "herald-fingerprint-v1\nserver:1:s\ntool:-\nmessage:13:open the docs\nschema:-"
+        "herald-fingerprint-v2\nserver:1:s\ntool:-\nmessage:13:open the docs\nschema:-"
     );
 }
 
@@ -275,13 +326,13 @@ fn trivial_rewording_keeps_the_fingerprint() {
         fingerprint_text(
             "github",
             Some("deploy"),
-            "Deploy build a3f9c2e1d7 to production at 2025-03-05T12:30:00Z?",
+            "Deploy build a3f9c2e1d7 to production at 2025-03-05T12:30:00Z (request id 7f3k9x2m)?",
             Some(&first)
         ),
         fingerprint_text(
             "github",
             Some("deploy"),
-            "deploy  build 7e1d3c2b9a to PRODUCTION at 2025-03-06T08:00:00Z",
+            "deploy  build A3F9C2E1D7 to PRODUCTION at 2025-03-06T08:00:00Z (request id q1w2e3r4)",
             Some(&again)
         ),
     );
@@ -316,4 +367,27 @@ fn parts_cannot_run_into_each_other() {
     // Without length prefixes these two would concatenate alike.
     assert_ne!(fingerprint_text("a\ntool:1:b", None, "m", None), fingerprint_text("a", Some("b"), "m", None));
     assert_ne!(fingerprint_text("ab", Some("c"), "m", None), fingerprint_text("a", Some("bc"), "m", None));
+}
+
+/// Decline memory: a declined question and the one after it, as the gateway
+/// would fingerprint them.
+#[test]
+fn a_decline_covers_the_same_question_only() {
+    let schema = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } } });
+    let fp = |message: &str| fingerprint_text("deploy-bot", Some("deploy"), message, Some(&schema));
+    let declined = fp("Deploy build 77 to production? (request 123e4567-e89b-12d3-a456-426614174000)");
+    // Asked again: same text, another request id, other case and spacing.
+    assert_eq!(declined, fp("Deploy build 77 to production? (request 123e4567-e89b-12d3-a456-426614174000)"));
+    assert_eq!(
+        declined,
+        fp("deploy  build 77 to PRODUCTION?  (Request 9f1c2d3e-0000-4abc-8def-0123456789ab)")
+    );
+    // Another build is another question.
+    assert_ne!(declined, fp("Deploy build 78 to production? (request 123e4567-e89b-12d3-a456-426614174000)"));
+    assert_ne!(fp("Refund 10 €?"), fp("Refund 1000 €?"));
+    assert_ne!(fp("Delete a.txt?"), fp("Delete b.txt?"));
+    assert_eq!(
+        fp("Approve? nonce=8f2k3j4h5g6d7s8a at 2025-03-05T12:30:00Z"),
+        fp("approve? nonce=q9w8e7r6t5y4u3i2 at 2025-03-06T09:00:00Z")
+    );
 }

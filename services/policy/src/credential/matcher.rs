@@ -51,6 +51,17 @@ pub(crate) enum Kind {
     Context(Context),
     /// An organisation's allow-listed term.
     Allow,
+    /// A word that makes a nearby term the person's own secret rather than
+    /// a setting or a topic (`current`, `is your`, `one of these`, `word
+    /// #3 of`): a choice or a yes/no field labelled with it extracts the
+    /// secret. With `cue`, it also asks, like a near cue reaching a few
+    /// tokens on either side.
+    Own { cue: bool },
+    /// A word that may stand between a request and a term without counting
+    /// toward the distance (a service or a kind of token: `npm`, `Stripe`,
+    /// `deploy`, `production`, `restricted`), and that turns a bare `key`
+    /// right before it into an API key.
+    Qualifier,
 }
 
 /// When a term counts.
@@ -70,6 +81,13 @@ pub(crate) enum Sense {
     /// A card security code if the request is about a payment card,
     /// otherwise a one-time code (`security code`).
     CardOrOtp,
+    /// A value that may carry a credential inside it (a connection string,
+    /// a DSN, a database URL): only if the request says it does (a
+    /// credential term next to it, or a URL template with `user:password@`).
+    NeedsInline,
+    /// A bare noun (`key`) that names a credential only right after a
+    /// qualifier (`Stripe restricted key`, `storage account key`).
+    NeedsQualifier,
 }
 
 /// Which way a negation reaches.
@@ -153,6 +171,8 @@ fn kind_key(kind: Kind) -> KindKey {
         Kind::Allow => (7, 0, 0),
         Kind::Statement => (8, 0, 0),
         Kind::NotRequest => (9, 0, 0),
+        Kind::Own { cue } => (10, cue as u8, 0),
+        Kind::Qualifier => (11, 0, 0),
     }
 }
 

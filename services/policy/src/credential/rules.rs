@@ -25,6 +25,14 @@
 //! - `negations` (`never`, `nunca`, `不要`) and how far they reach;
 //! - context words: `card` (a payment card is being discussed), `otp` (a
 //!   code is being sent: `sent`, `SMS`, `digits`), `address` and `map`.
+//! - `carriers`: compound values that may hold a credential (`connection
+//!   string`, `DSN`, `database URL`), passwords only if the request says so;
+//! - `own` and `own_cues`: words that make a nearby term the person's own
+//!   secret (`current`, `is your`, `one of these`, `word #`), so that a
+//!   choice or a yes/no field can hold it; `own_cues` also ask;
+//! - `qualifiers` (services and kinds of token: `npm`, `deploy`,
+//!   `production`) may stand between a request and its term, and
+//!   `qualified` nouns (`key`) name a credential right after one.
 //!
 //! Phrases are written as people write them; they are normalised like the
 //! text (case, diacritics, separators, leetspeak), so `contraseña` also
@@ -76,6 +84,47 @@ pub(crate) struct LangRules {
     pub otp: &'static [&'static str],
     pub address: &'static [&'static str],
     pub map: &'static [&'static str],
+    /// Values that may carry a credential inside them (connection strings,
+    /// DSNs, database URLs): passwords only if the request says so.
+    pub carriers: &'static [&'static str],
+    /// Words that make a nearby term the person's own secret (`current`,
+    /// `my`); `own_cues` also ask (`is your`, `which of these is`, `one of
+    /// these`, `word # of`, where `#` stands for 1 to 24).
+    pub own: &'static [&'static str],
+    pub own_cues: &'static [&'static str],
+    /// Services and kinds of tokens and keys that may stand between a
+    /// request and its term (`npm`, `deploy`, `production`).
+    pub qualifiers: &'static [&'static str],
+    /// Bare nouns that name a credential only right after a qualifier.
+    pub qualified: &'static [(Category, &'static [&'static str])],
+}
+
+impl LangRules {
+    /// A table without the newer lists, to start from.
+    pub(crate) const EMPTY: Self = Self {
+        code: "",
+        terms: &[],
+        conditional: &[],
+        blockers: &[],
+        not_requests: &[],
+        meta_before: &[],
+        meta_after: &[],
+        statements: &[],
+        cues: &[],
+        near_cues: &[],
+        negations: &[],
+        negation_scope: Scope::Forward,
+        cues_follow_terms: false,
+        card: &[],
+        otp: &[],
+        address: &[],
+        map: &[],
+        carriers: &[],
+        own: &[],
+        own_cues: &[],
+        qualifiers: &[],
+        qualified: &[],
+    };
 }
 
 /// Every built-in language.
@@ -101,6 +150,8 @@ pub(crate) const LANGUAGES: &[&LangRules] = &[
 pub(crate) const CUE_GAP: u8 = 4;
 /// How many tokens may separate a term from a near cue.
 pub(crate) const NEAR_CUE_GAP: u8 = 1;
+/// How many tokens may separate a term from an ownership cue.
+pub(crate) const OWN_CUE_GAP: u8 = 3;
 
 /// Adds every built-in rule to `builder`.
 pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
@@ -129,5 +180,20 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         add(lang.otp, Kind::Context(Context::Otp));
         add(lang.address, Kind::Context(Context::Address));
         add(lang.map, Kind::Context(Context::Map));
+        add(lang.carriers, Kind::Term(Category::Password, Sense::NeedsInline));
+        add(lang.qualifiers, Kind::Qualifier);
+        for &(category, specs) in lang.qualified {
+            add(specs, Kind::Term(category, Sense::NeedsQualifier));
+        }
+        add(lang.own, Kind::Own { cue: false });
+        for spec in lang.own_cues {
+            if spec.contains('#') {
+                for n in 1..=24 {
+                    builder.add(&spec.replace('#', &n.to_string()), Kind::Own { cue: true }, code);
+                }
+            } else {
+                builder.add(spec, Kind::Own { cue: true }, code);
+            }
+        }
     }
 }

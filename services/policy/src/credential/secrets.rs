@@ -245,6 +245,32 @@ pub(crate) fn find(text: &str, out: &mut Vec<SecretValue>) {
     }
 }
 
+/// Whether `text` holds a URL with a password in it, as a value or as a
+/// template (`postgres://user:password@host/db`, `https://user:TOKEN@…`).
+pub(crate) fn userinfo_url(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("://") {
+        let start = from + at + 3;
+        let authority = bytes[start..]
+            .iter()
+            .take_while(|&&b| !matches!(b, b'/' | b'?' | b'#' | b' ' | b'\n' | b'\t' | b')' | b'"'))
+            .count();
+        let authority = &bytes[start..start + authority];
+        if let Some(user_end) = authority.iter().position(|&b| b == b'@') {
+            let userinfo = &authority[..user_end];
+            if let Some(colon) = userinfo.iter().position(|&b| b == b':')
+                && colon > 0
+                && colon + 1 < userinfo.len()
+            {
+                return true;
+            }
+        }
+        from = start;
+    }
+    false
+}
+
 fn prefixed(bytes: &[u8], at: usize) -> Option<SecretValue> {
     let rest = &bytes[at..];
     for p in PREFIXES {
@@ -365,6 +391,16 @@ mod tests {
         );
         assert_eq!(whats("4242 4242 4242 4242"), ["a payment card number"]);
         assert_eq!(whats("4111-1111-1111-1111"), ["a payment card number"]);
+    }
+
+    #[test]
+    fn urls_with_passwords() {
+        assert!(userinfo_url("e.g. postgres://admin:secret@db.internal:5432/main"));
+        assert!(userinfo_url("(mysql://user:pass@host:3306/app)"));
+        assert!(userinfo_url("https://user:TOKEN@github.com/org/repo.git"));
+        assert!(!userinfo_url("https://github.com/org/repo"));
+        assert!(!userinfo_url("http://localhost:8080/x?a=b@c"));
+        assert!(!userinfo_url("ssh://git@github.com/org/repo"));
     }
 
     #[test]

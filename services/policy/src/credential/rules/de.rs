@@ -48,6 +48,8 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (CardExpiry, &["*kartenablaufdatum", "ablaufdatum der karte", "gültigkeit der karte"]),
         (CardSecurityCode, &["*kartenprüfnummer", "*kartenprüfziffer", "prüfnummer", "cvc code"]),
+        (ApiKey, &["env datei", "*envdatei", "inhalt der env datei", "inhalt ihrer env datei", "dotenv datei"]),
+        (AccessToken, &["*deploytoken", "deploy token", "*bereitstellungstoken", "*veröffentlichungstoken"]),
     ],
     conditional: &[
         (CardSecurityCode, Sense::CardOrOtp, &["*sicherheitscode"]),
@@ -104,4 +106,9 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adresse", "anschrift", "lieferung", "straße", "stadt", "wohnort"],
     map: &["standort", "karte anheften", "kartenmarkierung"],
+    carriers: &["verbindungszeichenfolge", "*verbindungszeichenfolge", "verbindungsstring", "*verbindungsstring", "datenbank url", "datenbank uri", "*datenbankurl", "verbindungs url", "verbindungsurl", "konfigurationsdatei", "konfigurationsausschnitt"],
+    own: &["aktuelles", "aktuelle", "aktuellen", "derzeitiges", "derzeitige", "bestehendes", "bestehende", "jetziges", "mein", "meine"],
+    own_cues: &["ist eines dieser", "eines dieser", "ist das ihr", "ist dies ihr", "ist das dein", "beginnt mit", "endet mit", "aus der liste", "#. wort", "wort #", "wort nr #", "ist ihr", "ist dein", "erster buchstabe", "ersten buchstaben", "erste ziffer", "letzte ziffer", "letzten ziffern", "letzten # ziffern"],
+    qualifiers: &["live", "produktion", "produktions", "test", "deploy", "bereitstellungs"],
+    qualified: &[(ApiKey, &["schlüssel", "*liveschlüssel", "*produktionsschlüssel"])],
 };

@@ -75,6 +75,8 @@ pub(super) const RULES: LangRules = LangRules {
             "card security code", "card code", "cc csc", "code on the back", "digits on the back",
             "number on the back",
         ]),
+        (ApiKey, &["env file", "dotenv", "dotenv file", "contents of your env", "contents of the env", "env contents", "npmrc", "pypirc", "netrc", "netrc entry", "aws credentials file", "credentials file", "restricted key", "restricted api key", "account key", "storage key", "storage account key", "master key", "admin key", "service key", "live key", "test key", "json key", "license secret"]),
+        (AccessToken, &["deploy token", "deployment token", "publish token", "publishing token", "automation token", "upload token", "registry token", "runner token", "registration token", "trigger token", "integration token", "private token", "app token", "user token", "oauth access token", "bot user oauth token", "ci token", "pipeline token"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessMap, &["pin"]),
@@ -88,7 +90,7 @@ pub(super) const RULES: LangRules = LangRules {
             "mm yyyy", "valid thru", "valid through", "valid until", "good thru",
         ]),
     ],
-    blockers: &[
+    blockers: &["word list", "wordlist", "word count", "word limit", "key vault", "primary key", "foreign key", "sort key", "partition key", "key column", "key value", "key pair name", "keyboard key", "enter key", "public key", "publishable key", 
         // pins that are not PINs
         "map pin", "pin on the map", "pin on map", "drop a pin", "dropped pin", "pin location", "pin the tab",
         "pin this tab", "pin the message", "pin the post", "pin the chat", "pin the conversation",
@@ -137,7 +139,7 @@ pub(super) const RULES: LangRules = LangRules {
         "press enter", "hit enter", "enter key", "type to search", "copy and paste this", "input tokens",
         "data type", "type of",
     ],
-    meta_before: &[
+    meta_before: &["number of", "leave out", "omit", "omitting", "exclude", "excluding", "redact", "strip", "except", "minus", "path", "path to", "path of", "location of", "file name", "filename", 
         "minimum", "maximum", "min", "max", "length of", "forgot", "forgot your", "forgotten", "lost",
         "reset", "reset your", "change", "change your", "update", "update your", "rotate", "rotate your",
         "revoke", "regenerate", "delete", "remove", "disable", "enable", "expire", "label for", "name for",
@@ -150,7 +152,7 @@ pub(super) const RULES: LangRules = LangRules {
         "is", "are", "was", "were", "will", "must", "should", "can", "cannot", "may", "has", "have",
         "expires", "expired",
     ],
-    meta_after: &[
+    meta_after: &["redacted", "removed", "masked", "stripped", "omitted", "replaced", "to revoke", "to rotate", "to delete", "to remove", "to disable", "to regenerate", "title", "titles", "older", "longer", "shorter", "at least", "strong", "stronger", "weak", "secure", "s label", "s name", "s description", "template", "templates", "vault", "variable", "variables", "var", "vars", "list", "lists", 
         "length", "lengths", "policy", "policies", "manager", "managers", "strength", "complexity",
         "requirement", "requirements", "rule", "rules", "reset", "resets", "expiry", "expiration", "age",
         "history", "hint", "hints", "change", "changes", "rotation", "generator", "vault", "vaults", "field",
@@ -168,7 +170,7 @@ pub(super) const RULES: LangRules = LangRules {
         "management", "authentication", "login", "sign in", "support", "based", "less", "free", "expire",
         "a name", "a label", "a description", "a nickname", "last", "s last",
     ],
-    cues: &[
+    cues: &["select", "selecting", "pick your", "choose your", 
         "enter", "enter in", "type", "type in", "paste", "provide", "input", "submit", "supply", "share",
         "send", "give", "tell", "reply with", "respond with", "fill in", "key in", "insert", "re enter",
         "reenter", "retype", "what is your", "what s your", "whats your", "what was your", "what is the",
@@ -202,4 +204,9 @@ pub(super) const RULES: LangRules = LangRules {
         "area", "village", "town",
     ],
     map: &["map", "maps", "marker", "location", "coordinates", "latitude", "longitude"],
+    carriers: &["connection string", "connection strings", "conn string", "connection uri", "connection url", "dsn", "database url", "database uri", "db url", "db uri", "jdbc url", "jdbc string", "odbc string", "mongodb uri", "mongo uri", "mongodb url", "redis url", "redis uri", "postgres url", "postgresql url", "postgres uri", "postgresql uri", "mysql url", "amqp url", "rabbitmq url", "broker url", "smtp url", "proxy url", "remote url", "clone url", "git url", "config snippet", "config file", "configuration file", "configuration snippet", "settings file", "kubeconfig", "env line", "export line"],
+    own: &["current", "existing", "actual", "my", "present", "correct", "real"],
+    own_cues: &["is your", "is this your", "is that your", "are these your", "which of these is", "which one is your", "which is your", "one of these", "one of the following", "among these", "from the list", "from this list", "from these", "in this list", "on this list", "starts with", "start with", "begins with", "begin with", "ends with", "end with", "first digit", "last digit", "first digits", "last digits", "first letter", "last letters", "first character", "last characters", "first # characters", "last # characters", "last # digits", "first # digits", "last #", "first #", "last four", "first four", "word #", "#st word", "#nd word", "#rd word", "#th word", "word number #"],
+    qualifiers: &["npm", "pypi", "gitlab", "github", "slack", "stripe", "azure", "aws", "gcp", "google", "cloud", "datadog", "twilio", "heroku", "cloudflare", "sendgrid", "mailgun", "openai", "anthropic", "docker", "hub", "jira", "atlassian", "vercel", "netlify", "sentry", "shopify", "okta", "auth0", "digitalocean", "terraform", "circleci", "jenkins", "bitbucket", "firebase", "supabase", "notion", "discord", "telegram", "paypal", "plaid", "huggingface", "kubernetes", "k8s", "deploy", "deployment", "publish", "publishing", "automation", "upload", "bot", "user", "project", "group", "org", "organization", "organisation", "personal", "production", "prod", "staging", "dev", "live", "sandbox", "restricted", "read", "write", "readonly", "admin", "service", "account", "storage", "ci", "pipeline", "runner", "integration", "registry", "mail", "team", "workspace", "oauth", "api", "access", "secret", "signing"],
+    qualified: &[(ApiKey, &["key", "keys"])],
 };

@@ -49,6 +49,8 @@ pub(super) const RULES: LangRules = LangRules {
             "código cvv", "código de seguridad de la tarjeta", "código de verificación de la tarjeta",
             "dígitos del reverso", "código del reverso",
         ]),
+        (ApiKey, &["archivo env", "fichero env", "contenido del archivo env", "contenido de tu archivo env", "clave restringida"]),
+        (AccessToken, &["token de despliegue", "token de publicación", "token de implementación"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["código", "código de confirmación", "código de acceso"]),
@@ -118,4 +120,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["dirección", "envío", "entrega", "ciudad", "domicilio", "calle", "localidad"],
     map: &["mapa", "ubicación", "coordenadas"],
+    carriers: &["cadena de conexión", "url de conexión", "uri de conexión", "url de la base de datos", "url de base de datos", "archivo de configuración"],
+    own: &["actual", "existente", "mi"],
+    own_cues: &["alguna de estas", "alguno de estos", "es tu", "es esta tu", "de la lista", "empieza por", "empieza con", "termina en", "termina con", "palabra #", "palabra n #", "#a palabra", "#ª palabra", "#o palabra", "primera letra", "primer dígito", "último dígito", "últimos dígitos", "últimos # dígitos"],
+    ..LangRules::EMPTY
 };

@@ -49,6 +49,8 @@ pub(super) const RULES: LangRules = LangRules {
             "cryptogramme", "cryptogramme visuel", "code cvv", "les 3 chiffres au dos",
             "trois chiffres au dos", "chiffres au dos de la carte",
         ]),
+        (ApiKey, &["fichier env", "contenu du fichier env", "contenu de votre fichier env", "clé restreinte"]),
+        (AccessToken, &["jeton de déploiement", "jeton de publication", "jeton d'automatisation"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["code de confirmation", "code d'accès"]),
@@ -102,4 +104,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adresse", "livraison", "ville", "rue", "commune"],
     map: &["localisation", "emplacement"],
+    carriers: &["chaîne de connexion", "url de connexion", "uri de connexion", "url de la base", "url de la base de données", "url de base de données", "fichier de configuration"],
+    own: &["actuel", "actuelle", "existant", "existante", "mon", "ma"],
+    own_cues: &["parmi ceux ci", "parmi celles ci", "parmi ces", "parmi les suivants", "est ce votre", "est il votre", "commence par", "se termine par", "mot n #", "#e mot", "#eme mot", "mot #", "de la liste", "est votre", "est ton", "est ta", "première lettre", "premier chiffre", "dernier chiffre", "derniers chiffres", "# derniers chiffres"],
+    ..LangRules::EMPTY
 };

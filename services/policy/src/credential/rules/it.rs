@@ -42,6 +42,8 @@ pub(super) const RULES: LangRules = LangRules {
             "codice cvv", "codice di sicurezza della carta", "le 3 cifre sul retro", "tre cifre sul retro",
             "cifre sul retro",
         ]),
+        (ApiKey, &["file env", "contenuto del file env", "chiave limitata", "chiave ristretta"]),
+        (AccessToken, &["token di deploy", "token di pubblicazione", "token del bot"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["codice", "codice di conferma", "codice di accesso"]),
@@ -88,4 +90,8 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["inviato", "ricevuto", "sms", "cifre", "autenticatore", "verifica", "messaggio"],
     address: &["indirizzo", "spedizione", "consegna", "città", "via", "comune"],
     map: &["mappa", "posizione"],
+    carriers: &["stringa di connessione", "url di connessione", "url del database", "uri del database", "file di configurazione"],
+    own: &["attuale", "esistente", "mia", "mio"],
+    own_cues: &["una di queste", "uno di questi", "è la tua", "è il tuo", "dalla lista", "inizia con", "finisce con", "termina con", "parola #", "#a parola", "#ª parola", "è il suo", "è la sua", "prima lettera", "prima cifra", "ultima cifra", "ultime cifre", "ultime # cifre"],
+    ..LangRules::EMPTY
 };

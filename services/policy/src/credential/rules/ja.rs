@@ -32,6 +32,8 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (CardExpiry, &["カードの有効期限", "カード有効期限"]),
         (CardSecurityCode, &["カード裏面の3桁", "裏面の3桁", "裏面に記載"]),
+        (ApiKey, &["env ファイル", "envファイル", "制限付きキー"]),
+        (AccessToken, &["デプロイトークン", "公開トークン", "ボットトークン"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["コード"]),
@@ -70,4 +72,8 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["送信", "sms", "ショートメッセージ", "桁", "認証アプリ", "送信された", "届いた"],
     address: &["住所", "配送", "お届け先"],
     map: &["地図", "マップ", "位置"],
+    carriers: &["接続文字列", "接続 url", "接続url", "データベース url", "データベースurl", "設定ファイル"],
+    own: &["現在の", "今の", "現行の"],
+    own_cues: &["どれですか", "いずれか", "一覧から", "から始まる", "で終わる", "番目の単語", "最初の文字", "最初の桁", "最後の桁", "下4桁", "末尾"],
+    ..LangRules::EMPTY
 };

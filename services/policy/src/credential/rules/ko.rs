@@ -27,6 +27,8 @@ pub(super) const RULES: LangRules = LangRules {
         (CardNumber, &["카드 번호", "카드번호", "신용카드 번호", "신용카드", "체크카드", "카드 정보"]),
         (CardExpiry, &["카드 유효기간", "카드의 유효기간"]),
         (CardSecurityCode, &["카드 뒷면 3자리", "뒷면 3자리", "cvc 번호", "cvc번호"]),
+        (ApiKey, &["env 파일", "제한 키", "제한된 키"]),
+        (AccessToken, &["배포 토큰", "게시 토큰", "봇 토큰"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["코드"]),
@@ -60,4 +62,8 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["전송", "발송", "문자", "sms", "자리", "인증 앱", "받은"],
     address: &["주소", "배송", "배달"],
     map: &["지도", "위치"],
+    carriers: &["연결 문자열", "데이터베이스 url", "연결 url", "설정 파일"],
+    own: &["현재", "기존"],
+    own_cues: &["중 하나", "목록에서", "로 시작", "으로 시작", "로 끝나", "으로 끝나", "번째 단어", "첫 글자", "첫 번째 글자", "마지막 자리", "뒷자리", "앞자리"],
+    ..LangRules::EMPTY
 };

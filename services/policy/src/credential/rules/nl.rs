@@ -32,6 +32,8 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (CardExpiry, &["vervaldatum van de kaart", "vervaldatum van uw kaart"]),
         (CardSecurityCode, &["cvc code", "*kaartverificatiecode"]),
+        (ApiKey, &["env bestand", "*envbestand", "inhoud van je env bestand", "inhoud van uw env bestand"]),
+        (AccessToken, &["*token", "*tokens"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessPlace, &["*pincode"]),
@@ -69,4 +71,8 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["verstuurd", "gestuurd", "ontvangen", "sms", "cijfers", "authenticator", "cijferige"],
     address: &["adres", "bezorging", "bezorgadres", "woonplaats", "straat"],
     map: &["kaartlocatie", "locatie"],
+    carriers: &["connectiestring", "*connectiestring", "verbindingsreeks", "verbindingsstring", "database url", "*databaseurl", "configuratiebestand"],
+    own: &["huidige", "bestaande", "mijn"],
+    own_cues: &["is dit uw", "is dit je", "een van deze", "één van deze", "begint met", "eindigt op", "eindigt met", "uit de lijst", "woord #", "#e woord", "is uw", "is je", "eerste letter", "eerste cijfer", "laatste cijfer", "laatste cijfers", "laatste # cijfers"],
+    ..LangRules::EMPTY
 };

@@ -42,6 +42,8 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (CardExpiry, &["data ważności karty", "datę ważności karty", "ważność karty"]),
         (CardSecurityCode, &["kod cvv", "kodu cvv", "kod cvc", "kodu cvc", "kod cvv2"]),
+        (ApiKey, &["plik env", "pliku env", "zawartość pliku env", "klucz ograniczony"]),
+        (AccessToken, &["token wdrożeniowy", "token wdrożenia", "token publikacji", "token bota"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodem"]),
@@ -87,4 +89,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adres", "adresu", "dostawa", "dostawy", "miasto", "ulica", "miejscowość"],
     map: &["mapa", "mapie", "mapy", "lokalizacja", "lokalizacji"],
+    carriers: &["ciąg połączenia", "ciąg połączeniowy", "ciągu połączenia", "url bazy danych", "adres url bazy", "adres bazy danych", "plik konfiguracyjny"],
+    own: &["obecny", "obecne", "obecnym", "obecnego", "aktualne", "aktualny", "aktualnym", "bieżące", "bieżący", "moje", "mój"],
+    own_cues: &["jednym z", "z listy", "zaczyna się od", "kończy się na", "słowo #", "# słowo", "słowo nr #", "jest twoim", "jest twoje", "jest twój", "jest twoja", "pierwsza litera", "pierwszą literę", "pierwsza cyfra", "ostatnia cyfra", "ostatnie cyfry", "ostatnie # cyfry"],
+    ..LangRules::EMPTY
 };

@@ -43,6 +43,8 @@ pub(super) const RULES: LangRules = LangRules {
             "código de segurança do cartão", "código cvv", "código verificador", "dígitos do verso",
             "código do verso", "três dígitos no verso",
         ]),
+        (ApiKey, &["arquivo env", "ficheiro env", "conteúdo do arquivo env", "conteúdo do seu arquivo env", "chave restrita", "chave de acesso de implantação"]),
+        (AccessToken, &["token de implantação", "token de publicação", "token do bot"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["código de confirmação", "código de acesso"]),
@@ -91,4 +93,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["endereço", "entrega", "cidade", "rua", "bairro", "cep"],
     map: &["mapa", "localização"],
+    carriers: &["string de conexão", "cadeia de conexão", "url de conexão", "url do banco", "url do banco de dados", "arquivo de configuração"],
+    own: &["atual", "existente", "minha", "meu"],
+    own_cues: &["é a sua", "é o seu", "uma destas", "um destes", "da lista", "começa com", "termina com", "palavra #", "#ª palavra", "#a palavra", "#º palavra", "primeira letra", "primeiro dígito", "último dígito", "últimos dígitos", "últimos # dígitos"],
+    ..LangRules::EMPTY
 };

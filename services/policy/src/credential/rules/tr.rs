@@ -33,6 +33,8 @@ pub(super) const RULES: LangRules = LangRules {
         (CardNumber, &["kart numara*", "kredi kart*", "banka kart*", "kart bilgi*", "banka kartı*"]),
         (CardExpiry, &["kartın son kullanma*", "kart son kullanma*"]),
         (CardSecurityCode, &["cvv kod*", "cvc kod*", "kartın arkasındaki*"]),
+        (ApiKey, &["env dosyası", "env dosyasının", "env dosyasini", "env dosyanızın", "kısıtlı anahtar*"]),
+        (AccessToken, &["dağıtım token*", "yayınlama token*", "bot token*", "token*"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodunu", "kodunuzu", "kodu girin"]),
@@ -74,4 +76,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adres*", "teslimat*", "şehir", "mahalle*", "ilçe*", "sokak*"],
     map: &["harita*", "konum*"],
+    carriers: &["bağlantı dizesi", "bağlantı dizesini", "bağlantı dizgesi*", "veritabanı url*", "bağlantı url*", "yapılandırma dosyası*"],
+    own: &["mevcut", "şu anki", "geçerli", "şimdiki"],
+    own_cues: &["bunlardan biri", "listeden", "ile başlıyor", "ile bitiyor", "kelime #", "#. kelime", "ilk harf*", "son harf*", "ilk hane*", "son hane*", "ilk rakam*", "son rakam*", "ilk karakter*", "son karakter*"],
+    ..LangRules::EMPTY
 };

@@ -36,6 +36,8 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (CardExpiry, &["信用卡有效期", "卡片有效期", "银行卡有效期"]),
         (CardSecurityCode, &["卡背面后三位", "背面三位数", "卡片背面的三位", "cvv码", "cvv 码", "cvn2"]),
+        (ApiKey, &["env 文件", "env文件", "env 檔案", "受限密钥"]),
+        (AccessToken, &["发布令牌", "部署令牌", "部署 token", "发布 token"]),
     ],
     conditional: &[
         (CardSecurityCode, Sense::CardOrOtp, &["安全码", "安全碼"]),
@@ -71,4 +73,8 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["短信", "簡訊", "发送至", "发送到", "位数", "位數", "认证器", "验证器", "身份验证器", "已发送"],
     address: &["地址", "收货", "收貨", "配送"],
     map: &["地图", "地圖", "图钉", "定位"],
+    carriers: &["连接字符串", "連接字串", "连接串", "数据库 url", "数据库url", "数据库地址", "資料庫 url", "连接 url", "连接地址", "配置文件"],
+    own: &["当前", "當前", "现在的", "目前的", "现有"],
+    own_cues: &["哪一个是", "哪一個是", "哪个是", "其中之一", "是否是", "从列表", "開頭是", "开头是", "结尾是", "第#个单词", "第#个词", "第#個單詞", "第一个字母", "首字母", "最后几位", "前几位", "后四位", "最后一位"],
+    ..LangRules::EMPTY
 };
