@@ -11,8 +11,11 @@
 //! and verification codes, PINs, and payment card numbers, expiry dates and
 //! security codes, in English, Spanish, French, German, Portuguese, Italian,
 //! Dutch, Polish, Turkish, Russian, Arabic, Hindi, Chinese, Japanese and
-//! Korean, through abbreviations and obfuscations (`pwd`, `p4ssw0rd`,
-//! `x-api-key`, `apiKey`, `2FA`, full-width letters, zero-width spaces).
+//! Korean, through abbreviations and obfuscations (`pwd`, `pw`, `creds`,
+//! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `x-api-key`, `apiKey`, `2FA`,
+//! full-width letters, zero-width spaces, Cyrillic and Greek look-alikes).
+//! Answers to security questions (`your mother's maiden name`, or an
+//! `answer` when a security question is discussed) count as passwords.
 //!
 //! # What counts as asking
 //!
@@ -28,33 +31,68 @@
 //!   expiry month, or secret-looking values), not product or method names
 //!   (`Which password manager do you use?`). A title counts in its first
 //!   clause, or anywhere next to a request; a title that uses the word in
-//!   another sense (`Map pin label`) overrules the name (`pin`).
+//!   another sense (`Map pin label`, `Uitnodigingscode`) overrules the name
+//!   (`pin`, `code`), and a name `answer` is any field's. A description
+//!   that only says how the value looks (`6 digits`) does not make a field
+//!   titled for something else (`Employee ID`) a one-time code.
 //! - **The message and descriptions** ask only with a request at most a few
 //!   words before the term (or after it, in verb-final languages), in the
 //!   same clause: a verb or question such as `enter`, `paste`,
 //!   `what is your`, `ingrese`, `saisissez`, `geben Sie … ein`, `digite`,
 //!   `inserisci`, `voer … in`, `podaj`, `girin`, `введите`, `أدخل`, `दर्ज
-//!   करें`, `请输入`, `入力してください`, `입력하세요`. A description also
-//!   counts when it starts by naming the value (`Your personal access
-//!   token`), unless it goes on to say something about it (`Passwords must
-//!   not be entered here`).
+//!   करें`, `请输入`, `入力してください`, `입력하세요`, or one that points
+//!   back at it (`copy the .env file and paste it here`), a `please` right
+//!   after it (`your password, please`), or a `which` that a word after the
+//!   term makes the person's own (`which password do you use for the
+//!   VPN?`; otherwise `which API key should I revoke?` is a topic). Numbers
+//!   and names of services between a request and its term do not count
+//!   toward their distance. A description also counts when it starts by
+//!   naming the value (`Your personal access token`) or, in a language that
+//!   puts the head noun last, ends its first clause with it, unless it goes
+//!   on to say something about it (`Passwords must not be entered here`).
 //! - **A compound value** (a connection string, a DSN, a database URL, a
-//!   config snippet) asks for a password only if the request says the
-//!   credential is inside it: a credential term in the same clause (`the
-//!   connection string, including the password`, not `without the password`
-//!   or `with the password redacted`), or a URL template with a password
-//!   (`postgres://user:password@host/db`) anywhere in the request. Files that
-//!   hold secrets by nature (`.env`, `.npmrc`, `.netrc`) are asked for like
-//!   any credential.
-//! - **The person's own secret** among options: a choice or a yes/no field
-//!   can hold a credential when a word makes it the person's own (`Current
+//!   config file, block or section, a curl command or any request, a
+//!   header, a line of a file) asks for a password only if the request says
+//!   the credential is inside it: a credential term in the same clause or
+//!   the next (`the connection string, including the password`, `the DSN
+//!   (with the password)`, `the request, with the Authorization header`,
+//!   not `without the password` or `with the password redacted`), a phrase
+//!   that says so (`headers and all`, `keys included`, `şifresiyle
+//!   birlikte`) or names a tool whose configs hold keys (`rclone`), or,
+//!   anywhere in the request, a URL template with a password
+//!   (`postgres://user:password@host/db`), a key-value pair whose key names
+//!   a secret (`Password=...;`, `?password=secret`, `secret_access_key =
+//!   ...`) or a header line that carries one (`Authorization: Bearer ...`).
+//!   Files that hold secrets by nature (`.env`, `.npmrc`, `.netrc`, a
+//!   kubeconfig, `~/.aws/credentials`, a keystore, the output of
+//!   `printenv`) are asked for like any credential, unless the request names
+//!   one variable of them (`the PORT line of your .env`; a secret one,
+//!   `IYZICO_SECRET_KEY`, is a term of its own).
+//! - **The person's own secret**: a question that makes the person reveal,
+//!   confirm or choose their own secret, or any property of it, asks for it;
+//!   one about a policy or an action (`how long must passwords be?`, `did
+//!   you change your password?`) does not. A choice or a yes/no field can
+//!   hold a credential when a word makes it the person's own (`Current
 //!   password`, `Is your PIN one of these?`, `Does your PIN end with 4?`,
-//!   `word #3 of your recovery phrase`); such phrases also ask, a few words
-//!   either side of the term.
+//!   `word #3 of your recovery phrase`, `the 7th word`, `the last two
+//!   digits of your PIN`, `the 2nd and 5th characters of your password`),
+//!   when a property follows the person's own or possessed secret (`is your
+//!   current password longer than 8 characters?`, `tu contraseña actual
+//!   tiene más de 8 caracteres`, `votre mot de passe contient-il…`, `is your
+//!   PIN your birth year?`; not `should passwords be longer than 12?`), when
+//!   a value next to the term is a guess to confirm (`Is 'hunter2' your
+//!   password?`, `is your PIN 4821?`, `密码是否为 abc123456`, `Ваш пароль —
+//!   Qwerty123?`: quoted, or a word with digits linked to the term by a
+//!   copula, in a yes/no question; such a guess asks if the form can only
+//!   confirm it), or when the field names a security question and its
+//!   options are candidate answers (`Which street did you grow up on?`); an
+//!   option that states a guess (`My PIN is 1234`) asks by itself. Such
+//!   phrases also ask, a few words either side of the term.
 //! - **Qualified tokens and keys**: services and kinds of token between a
 //!   request and its term do not count toward their distance (`enter your
 //!   npm publish token`, `the production Stripe restricted key`), and a bare
-//!   `key` names an API key right after one (`SendGrid production mail key`).
+//!   `key`, `PAT` or `pass` names a credential right after one (`SendGrid
+//!   production mail key`, `Azure DevOps PAT`, `db pass`).
 //! - **A default or an option** that holds a secret-looking value (`sk_live_…`,
 //!   `ghp_…`, `AKIA…`, a PEM private key, a JWT, a card number passing the
 //!   Luhn check) is a hit wherever it is. Otherwise options and defaults only
@@ -64,13 +102,18 @@
 //! sense (`map pin`, `PIN the tab`, `postal code`, `discount code`, `Trello
 //! card`, `gift card`, `max tokens`), when a word next to it makes it a
 //! setting or a topic (`password length`, `password manager`, `token
-//! budget`, `reset your password`, `which 2FA method`), or when it is negated
-//! (`we will never ask for your password`). Ambiguous terms wait for the rest
-//! of the request: `expiry date` is a card expiry only if a payment card is
-//! discussed somewhere in the request, a bare `code` is a one-time code only
-//! if something is being sent (`SMS`, `we sent`, `6 digits`), `security code`
-//! is a card's if a card is discussed and a one-time code otherwise, and `PIN
-//! code` is not a PIN in an address form (it is also India's postal code).
+//! budget`, `reset your password`, `which 2FA method`, `password must…`,
+//! `key ID`), or when it is negated or left out (`we will never ask for your
+//! password`, `with the key removed`, `copy it into your password
+//! manager`). Ambiguous terms wait for the rest of the request: `expiry
+//! date` is a card expiry only if a payment card is discussed somewhere in
+//! the request, a bare `code` is a one-time code only if something is being
+//! sent (`SMS`, `we sent`, `6 digits`) or it is the person's own (`which of
+//! these is your access code?`), `security code` is a card's if a card is
+//! discussed and a one-time code otherwise, `PIN code` is not a PIN in an
+//! address form (it is also India's postal code), an `answer` is a password
+//! only if a security question is discussed, and a Portuguese `senha` is
+//! not one if a queue ticket is (`senha de atendimento`, `totem`).
 //!
 //! # The organisation's terms
 //!
@@ -392,6 +435,10 @@ struct Evidence {
     /// A credential is said to be inside a compound value (`connection
     /// string, including the password`, `postgres://user:password@…`).
     inline: bool,
+    /// A security question is discussed.
+    question: bool,
+    /// A queue ticket is discussed.
+    queue: bool,
 }
 
 /// How a term came to count.
@@ -405,6 +452,11 @@ enum Reason {
     Head,
     /// A secret-looking value.
     Value { what: &'static str },
+    /// Next to a quoted value, in a request that can only be confirmed
+    /// (`Is 'hunter2' your password?` with a yes/no field).
+    Quoted,
+    /// An option that states a guess at the secret (`My PIN is 1234`).
+    Offered,
 }
 
 /// A hit before the whole request has been read.
@@ -416,7 +468,7 @@ struct Pending {
     reason: Reason,
     /// The rule's pattern, or `None` for a secret-looking value.
     pattern: Option<u32>,
-    /// For a request: the cue as written.
+    /// For a request: the cue as written; for an offered guess: the option.
     cue_text: String,
 }
 
@@ -437,8 +489,15 @@ struct Found {
     /// followed by a statement verb.
     head: bool,
     /// Next to a word that makes it the person's own secret (`current`,
-    /// `is your`, `one of these`).
+    /// `is your`, `one of these`), or to a quoted value.
     own: bool,
+    /// Next to a quoted value, a guess to confirm (`Is 'hunter2' your
+    /// password?`).
+    quoted: bool,
+    /// The answer to a security question, named by the question (`the
+    /// street you grew up on`): a choice among candidate answers asks for
+    /// it.
+    answer: bool,
 }
 
 /// What one text says.
@@ -449,6 +508,8 @@ struct Reading {
     silenced: Vec<Category>,
     /// Whether an allow-listed term appears anywhere in the text.
     allowed_anywhere: bool,
+    /// Where phrases that use a credential word in another sense are.
+    blockers: Vec<(u32, u32)>,
 }
 
 /// Buffers reused across the texts of one request.
@@ -457,6 +518,16 @@ struct Scratch {
     norm: Norm,
     matches: Vec<Match>,
     secrets: Vec<secrets::SecretValue>,
+    /// Quoted values: original byte ranges, then normalised ones with the
+    /// clauses they belong to.
+    quoted: Vec<(usize, usize)>,
+    quoted_norm: Vec<(u32, u32, u32, u32)>,
+    /// Tokens that could be a guess at a secret: quoted, or of at least four
+    /// characters with a digit.
+    guesses: Vec<u32>,
+    /// Whether the text being read is a choice's options, each of which is
+    /// an answer: a guess there needs no question mark (`My PIN is 1234`).
+    options: bool,
 }
 
 /// A description names its value if the term is among its first tokens.
@@ -468,10 +539,17 @@ const META_BEFORE_GAP: u32 = 2;
 const REACH: u32 = 256;
 /// How many tokens may separate a compound value (`connection string`) from
 /// the credential said to be inside it.
-const CARRIER_GAP: u32 = 8;
+const CARRIER_GAP: u32 = 10;
 /// How many tokens may separate a term from a word that makes it the
 /// person's own.
 const OWN_GAP: u32 = 3;
+/// How many tokens may separate a possessive before a term from it (one
+/// more after it, or in Chinese and Japanese).
+const POSSESSIVE_GAP: u32 = 1;
+/// How many tokens may separate a term from an unquoted guess at it, and
+/// from a quoted one linked to it by a copula.
+const GUESS_TOKENS: u32 = 4;
+const GUESS_REACH: u32 = 8;
 
 impl CredentialDetector {
     /// Compiles the built-in rules and the policy's own terms.
@@ -498,6 +576,21 @@ impl CredentialDetector {
         }
     }
 
+    /// Whether pattern `id` comes from a language that usually leaves the
+    /// possessive out.
+    fn drops_possessives(&self, id: u32) -> bool {
+        let lang = self.pattern(id).lang;
+        rules::LANGUAGES.iter().any(|l| l.code == lang && l.drops_possessives)
+    }
+
+    /// Whether pattern `id` comes from a language whose requests follow
+    /// their object (`पासवर्ड दर्ज करें`), which also ends noun phrases with
+    /// their head.
+    fn head_final(&self, id: u32) -> bool {
+        let lang = self.pattern(id).lang;
+        rules::LANGUAGES.iter().any(|l| l.code == lang && l.cues_follow_terms)
+    }
+
     /// The policy's mode for detected credential asks.
     #[must_use]
     pub fn mode(&self) -> CredentialAskMode {
@@ -519,22 +612,29 @@ impl CredentialDetector {
         let scratch = &mut Scratch::default();
         let mut evidence = Evidence::default();
         let mut pending = Vec::new();
-        // A URL template with a password in it says that a compound value
-        // carries a credential.
-        evidence.inline = secrets::userinfo_url(ask.message)
-            || ask.fields.iter().any(|f| {
-                [f.title, f.description, f.default.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .any(secrets::userinfo_url)
-            });
 
         let reading = self.read(ask.message, scratch, &mut evidence);
-        for found in firsts(&reading.found, |x| x.cue.is_some()) {
+        // A guess next to a quoted value asks only if the form can do nothing
+        // but confirm it.
+        let confirm_only =
+            ask.fields.iter().all(|f| matches!(f.kind, FieldKind::Boolean | FieldKind::Choice));
+        for found in firsts(&reading.found, |x| x.cue.is_some() || (x.quoted && confirm_only)) {
             pending.push(self.pending(HitLocation::Message, ask.message, &scratch.norm, found, found.cue));
         }
         for field in &ask.fields {
             self.field(field, scratch, &mut evidence, &mut pending);
+        }
+        // A URL template with a password in it, or a `password=…` pair, says
+        // that a compound value carries a credential (looked for only when
+        // one is asked for).
+        if !evidence.inline && pending.iter().any(|p| p.sense == Sense::NeedsInline) {
+            evidence.inline = secrets::inline_credential(ask.message)
+                || ask.fields.iter().any(|f| {
+                    [f.title, f.description, f.default.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .any(secrets::inline_credential)
+                });
         }
         self.settle(pending, evidence)
     }
@@ -554,6 +654,75 @@ impl CredentialDetector {
         if s.matches.is_empty() {
             return reading;
         }
+        // Without a term, a text only gives evidence about the request.
+        let (mut any_term, mut any_property, mut any_guess_word) = (false, false, false);
+        let (mut any_qualifier, mut any_own, mut any_possessive, mut any_question) =
+            (false, false, false, false);
+        for m in &s.matches {
+            match m.kind {
+                Kind::Term(..) => any_term = true,
+                Kind::Context(Context::Question) => any_question = true,
+                Kind::Property => any_property = true,
+                Kind::Possessive => any_possessive = true,
+                Kind::Copula | Kind::Whether => any_guess_word = true,
+                Kind::Qualifier => any_qualifier = true,
+                Kind::Own { .. } => any_own = true,
+                _ => {}
+            }
+        }
+        let drop_possessives = any_possessive && !any_property;
+        any_possessive &= any_property;
+        s.quoted.clear();
+        if any_term && s.norm.quotes {
+            secrets::quoted_values(text, &mut s.quoted);
+        }
+        s.quoted_norm.clear();
+        for &(a, b) in &s.quoted {
+            let from = s.norm.orig.partition_point(|&o| (o as usize) < a);
+            let to = s.norm.orig.partition_point(|&o| (o as usize) < b);
+            if from >= to {
+                continue;
+            }
+            // A dash before the value is a copula, not a clause end (`Ваш
+            // пароль — «Kazan2020»?`).
+            let clause = s.norm.tokens[s.norm.tok[from] as usize].clause;
+            let opening = text[..a].trim_end_matches(char::is_whitespace);
+            let before = opening.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '—' && c != '–');
+            let lo = clause.saturating_sub(u32::from(before.ends_with(['—', '–'])));
+            s.quoted_norm.push((from as u32, to as u32, lo, clause));
+        }
+        // A guess needs a value: a quoted one, or a word of at least four
+        // characters with a digit.
+        s.guesses.clear();
+        if any_term && (!s.quoted_norm.is_empty() || s.norm.text.bytes().any(|b| b.is_ascii_digit())) {
+            let bytes = s.norm.text.as_bytes();
+            let (mut start, mut t, mut digit) = (0usize, 0u32, false);
+            for end in 0..=bytes.len() {
+                let b = bytes.get(end).copied().unwrap_or(SPACE);
+                if b != SPACE && b != CLAUSE {
+                    digit |= b.is_ascii_digit();
+                    continue;
+                }
+                let in_quotes =
+                    s.quoted_norm.iter().any(|&(a, b, _, _)| a as usize <= start && end <= b as usize);
+                if in_quotes || (digit && end - start >= 4) {
+                    s.guesses.push(t);
+                }
+                (start, t, digit) = (end + 1, t + 1, false);
+            }
+        }
+        let may_guess = !s.guesses.is_empty();
+        // Possessives matter only to a property, copulas and question words
+        // only to a guess: without those, they are dropped, so that every
+        // look around a term stays short.
+        if any_guess_word || drop_possessives {
+            s.matches.retain(|m| match m.kind {
+                Kind::Possessive => any_property,
+                Kind::Copula | Kind::Whether => may_guess,
+                _ => true,
+            });
+        }
+        let quoted = &s.quoted_norm;
         let norm = &s.norm;
         // Everything that decides about a term lies close to it; looking only
         // within `REACH` bytes keeps long or repetitive texts linear.
@@ -564,11 +733,15 @@ impl CredentialDetector {
             let to = matches.partition_point(|o| o.start <= m.end + REACH);
             &matches[from..to]
         };
-        // Blockers cancel whatever they overlap; not-requests only cues.
+        // Blockers cancel whatever they overlap; not-requests only cues,
+        // not-negations only negations.
         let blocked = |m: &Match| {
             let cue = matches!(m.kind, Kind::Cue { .. });
+            let negation = matches!(m.kind, Kind::Negation(_));
             near(m).iter().any(|o| {
-                (o.kind == Kind::Blocker || (cue && o.kind == Kind::NotRequest))
+                (o.kind == Kind::Blocker
+                    || (cue && o.kind == Kind::NotRequest)
+                    || (negation && o.kind == Kind::NotNegation))
                     && o.start < m.end
                     && m.start < o.end
             })
@@ -579,6 +752,9 @@ impl CredentialDetector {
         let mut allow_clauses: Vec<u32> = Vec::new();
         for m in matches {
             let k = m.kind;
+            if k == Kind::Blocker {
+                reading.blockers.push((m.start, m.end));
+            }
             if matches!(k, Kind::Term(..) | Kind::Context(_) | Kind::Allow) && blocked(m) {
                 continue;
             }
@@ -587,6 +763,8 @@ impl CredentialDetector {
                 Kind::Context(Context::Otp) => evidence.otp = true,
                 Kind::Context(Context::Address) => evidence.address = true,
                 Kind::Context(Context::Map) => evidence.map = true,
+                Kind::Context(Context::Question) => evidence.question = true,
+                Kind::Context(Context::Queue) => evidence.queue = true,
                 Kind::Term(c, Sense::Plain) => match c {
                     Category::CardNumber | Category::CardSecurityCode | Category::CardExpiry => {
                         evidence.card = true
@@ -604,22 +782,34 @@ impl CredentialDetector {
 
         // Qualifiers and ownership words between a request and its term do
         // not count toward their distance (`enter your npm publish token`).
-        let any_skippable = matches.iter().any(|o| matches!(o.kind, Kind::Qualifier | Kind::Own { .. }));
-        let any_own = any_skippable && matches.iter().any(|o| matches!(o.kind, Kind::Own { .. }));
+        let any_skippable = any_qualifier || any_own;
+        // So do numbers (`the 3rd, 5th and 8th character of your password`).
+        let bytes = norm.text.as_bytes();
+        let numbers = |from: u32, to: u32| -> u32 {
+            let span = &bytes[from as usize..to as usize];
+            span.split(|&b| b == SPACE || b == CLAUSE)
+                .filter(|t| !t.is_empty() && t.iter().all(u8::is_ascii_digit))
+                .count() as u32
+        };
         let skipped = |around: &[Match], from: u32, to: u32| -> u32 {
+            let mut n = numbers(from, to);
             if !any_skippable {
-                return 0;
+                return n;
             }
             let mut last = u32::MAX;
-            let mut n = 0;
             for o in around {
                 if matches!(o.kind, Kind::Qualifier | Kind::Own { .. })
                     && from <= o.start
                     && o.end <= to
                     && o.start != last
-                    && !norm.tokens[norm.tok[o.start as usize] as usize].dense
                 {
-                    n += norm.tok[o.end as usize - 1] - norm.tok[o.start as usize] + 1;
+                    // In Chinese or Japanese, as many tokens as the
+                    // distance counts for its characters.
+                    n += if norm.tokens[norm.tok[o.start as usize] as usize].dense {
+                        (norm.text[o.start as usize..o.end as usize].chars().count() as u32) / 2
+                    } else {
+                        norm.tok[o.end as usize - 1] - norm.tok[o.start as usize] + 1
+                    };
                     last = o.start;
                 }
             }
@@ -632,6 +822,17 @@ impl CredentialDetector {
                 continue;
             }
             let around = near(m);
+            if sense == Sense::NeedsDot {
+                // A dotfile names its secrets, unless the request names one
+                // variable of it (`the PORT line of your .env`; a secret one,
+                // `IYZICO_SECRET_KEY`, is a term of its own).
+                if !norm.tokens[norm.tok[m.start as usize] as usize].dotted
+                    || names_variable(text, norm, clause(m.start), matches)
+                {
+                    continue;
+                }
+                sense = Sense::Plain;
+            }
             if sense == Sense::NeedsQualifier {
                 let qualified = around.iter().any(|o| {
                     o.kind == Kind::Qualifier
@@ -648,7 +849,7 @@ impl CredentialDetector {
             // A longer term that contains this one wins (`one-time password`
             // over `password`).
             let contained = around.iter().any(|o| {
-                matches!(o.kind, Kind::Term(..))
+                matches!(o.kind, Kind::Term(_, s) if s != Sense::InlineOnly)
                     && o.start <= m.start
                     && m.end <= o.end
                     && (o.end - o.start) > (m.end - m.start)
@@ -658,11 +859,94 @@ impl CredentialDetector {
                 continue;
             }
             let c = clause(m.start);
+            // A security question's answer, named by the question itself.
+            let answer = any_question
+                && around.iter().any(|o| {
+                    o.kind == Kind::Context(Context::Question)
+                        && o.start < m.end
+                        && m.start < o.end
+                        && !blocked(o)
+                });
+            // A word right after the term that makes it the person's own
+            // (`which password do you use`) turns `which` into a request.
+            let owned_after = any_own
+                && around.iter().any(|o| {
+                    matches!(o.kind, Kind::Own { .. })
+                        && m.end <= o.start
+                        && clause(o.start) == c
+                        && gap(norm, m.end, o.start) <= OWN_GAP
+                        && !blocked(o)
+                });
+            let before_within = |o: &Match, reach: u32| {
+                o.end <= m.start && clause(o.end - 1) == c && gap(norm, o.end, m.start) <= reach
+            };
+            // The tokens between `o` and the term, less those that do not
+            // count (numbers, qualifiers, ownership words).
+            let distance = |o: &Match| {
+                let (from, to) = if o.end <= m.start { (o.end, m.start) } else { (m.end, o.start) };
+                gap(norm, from, to).saturating_sub(skipped(around, from, to))
+            };
+            let own_near = || {
+                any_own
+                    && around.iter().any(|o| {
+                        matches!(o.kind, Kind::Own { .. })
+                            && clause(o.start) == c
+                            && (o.end <= m.start || m.end <= o.start)
+                            && distance(o) <= OWN_GAP
+                            && !blocked(o)
+                    })
+            };
+            // A possessive right before the term, or just after it (`the
+            // password of your account`); a suffix only on the term or after
+            // it (`şifreniz`, `لحسابك`, not `شركتك كلمات مرور`, "your company
+            // … passwords").
+            let possessed = any_possessive
+                && around.iter().any(|o| {
+                    if o.kind != Kind::Possessive || clause(o.start) != c || blocked(o) {
+                        return false;
+                    }
+                    let after = m.end <= o.start && distance(o) <= POSSESSIVE_GAP + 1;
+                    if self.pattern(o.pat).source.starts_with('*') {
+                        return (m.start <= o.start && o.start < m.end) || after;
+                    }
+                    let dense = norm.tokens[norm.tok[o.start as usize] as usize].dense;
+                    after || (o.end <= m.start && distance(o) <= POSSESSIVE_GAP + u32::from(dense))
+                });
+            // A meta word right after the term, unless a quotation or a
+            // colon stands between them (`question secrète : « Nom … »`) or it
+            // begins a property of the person's own secret (`is your password
+            // at least 12 characters?`), or it names a part of a compound
+            // value (`the ConnectionStrings section`).
+            let meta_after = |o: &Match| {
+                sense != Sense::NeedsInline
+                    && o.start >= m.end
+                    && clause(o.start) == c
+                    && gap(norm, m.end, o.start) == 0
+                    && !text[orig_end(text, norm, m.end)..orig_start(text, norm, o.start)]
+                        .contains(|ch: char| ch == ':' || normalize::is_quote(ch))
+                    && !around.iter().any(|q| {
+                        q.start == o.start
+                            && q.end >= o.end
+                            && (matches!(q.kind, Kind::Own { cue: true })
+                                || (q.kind == Kind::Property && (possessed || own_near())))
+                    })
+            };
             let silenced = allow_clauses.contains(&c)
                 || around.iter().any(|o| match o.kind {
-                    Kind::MetaAfter => o.start >= m.end && clause(o.start) == c && gap(norm, m.end, o.start) == 0,
-                    Kind::MetaBefore => {
-                        o.end <= m.start && clause(o.end - 1) == c && gap(norm, o.end, m.start) <= META_BEFORE_GAP
+                    Kind::MetaAfter => meta_after(o),
+                    Kind::MetaBefore => before_within(o, META_BEFORE_GAP),
+                    // A request that starts with the question word (`cuál
+                    // es tu`, `which of these is`) reads it.
+                    // `Which street did you grow up on?` asks the answer.
+                    Kind::Which => {
+                        !owned_after
+                            && !answer
+                            && before_within(o, META_BEFORE_GAP)
+                            && !around.iter().any(|q| {
+                                matches!(q.kind, Kind::Cue { .. } | Kind::Own { .. })
+                                    && q.start <= o.start
+                                    && o.end < q.end
+                            })
                     }
                     Kind::Negation(scope) => {
                         let disjoint = o.end <= m.start || m.end <= o.start;
@@ -676,29 +960,44 @@ impl CredentialDetector {
                 reading.silenced.push(category);
                 continue;
             }
+            let own = own_near();
             let cue = around
                 .iter()
                 .filter_map(|o| match o.kind {
-                    Kind::Cue { gap: reach, after } if o.end <= m.start || (after && m.end <= o.start) => {
+                    Kind::Cue { gap: reach, before, after }
+                        if (before && o.end <= m.start) || (after && m.end <= o.start) =>
+                    {
                         Some((o, u32::from(reach)))
                     }
-                    Kind::Own { cue: true } if o.end <= m.start || m.end <= o.start => {
-                        Some((o, u32::from(rules::OWN_CUE_GAP)))
+                    Kind::Own { cue: true } if o.end <= m.start => Some((o, u32::from(rules::OWN_CUE_GAP))),
+                    Kind::Own { cue: true } if m.end <= o.start => Some((o, u32::from(rules::PROPERTY_GAP))),
+                    Kind::Property
+                        if m.end <= o.start && (own || possessed || self.drops_possessives(o.pat)) =>
+                    {
+                        Some((o, u32::from(rules::PROPERTY_GAP)))
                     }
+                    Kind::Which if owned_after && o.end <= m.start => Some((o, u32::from(rules::CUE_GAP))),
                     _ => None,
                 })
                 .filter(|(o, _)| clause(o.start) == c)
                 .map(|(o, reach)| {
-                    let distance = if o.end <= m.start {
-                        gap(norm, o.end, m.start).saturating_sub(skipped(around, o.end, m.start))
-                    } else {
-                        gap(norm, m.end, o.start).saturating_sub(skipped(around, m.end, o.start))
-                    };
+                    let (from, to) = if o.end <= m.start { (o.end, m.start) } else { (m.end, o.start) };
+                    let mut distance = gap(norm, from, to);
+                    if distance > reach {
+                        distance = distance.saturating_sub(skipped(around, from, to));
+                    }
                     (o, reach, distance)
                 })
                 .filter(|&(o, reach, distance)| distance <= reach && !blocked(o))
                 .min_by_key(|&(_, _, distance)| distance)
-                .map(|(o, _, _)| (o.pat, o.start, o.end));
+                .map(|(o, _, _)| {
+                    (o.pat, o.start, o.end, matches!(o.kind, Kind::Own { .. } | Kind::Property))
+                });
+            // An ownership cue or a property makes the secret the person's own.
+            let (cue, cue_owns) = match cue {
+                Some((pat, start, end, owns)) => (Some((pat, start, end)), owns),
+                None => (None, false),
+            };
             // A request that is itself negated asks for nothing ("do not give
             // us your phone number, pin, or other sensitive info").
             let negated_cue = cue.is_some_and(|(_, cue_start, _)| {
@@ -717,23 +1016,21 @@ impl CredentialDetector {
             // it goes on to negate it ("Passwords must not be entered here")
             // or to say something about it ("Credentials are managed by IT").
             let statement = around.iter().any(|o| match o.kind {
-                Kind::Negation(_) => o.start >= m.end && phrase(o.start) == phrase(m.start),
+                Kind::Negation(_) => o.start >= m.end && phrase(o.start) == phrase(m.start) && !blocked(o),
                 Kind::Statement => o.start >= m.end && clause(o.start) == c && gap(norm, m.end, o.start) == 0,
                 _ => false,
             });
-            let own = any_own
-                && around.iter().any(|o| {
-                    matches!(o.kind, Kind::Own { .. })
-                        && clause(o.start) == c
-                        && (o.end <= m.start || m.end <= o.start)
-                        && (if o.end <= m.start {
-                            gap(norm, o.end, m.start)
-                        } else {
-                            gap(norm, m.end, o.start)
-                        }) <= OWN_GAP
-                        && !blocked(o)
-                });
+            let near_quote = quoted.iter().any(|&(a, b, lo, hi)| {
+                (lo..=hi).contains(&c)
+                    && (b <= m.start || m.end <= a)
+                    && (if b <= m.start { gap(norm, b, m.start) } else { gap(norm, m.end, a) }) <= OWN_GAP
+            }) || (may_guess && self.guessed(text, s, m, around));
             let first_token = norm.tok[m.start as usize];
+            // In a language that puts the head noun last, a description may
+            // name its value at the end of its first clause (`बैंक ऐप में
+            // इस्तेमाल होने वाला पासवर्ड`).
+            let ends_clause = norm.text.as_bytes().get(m.end as usize).is_none_or(|&b| b == CLAUSE);
+            let head_last = c == 0 && ends_clause && first_token >= HEAD_TOKENS && self.head_final(m.pat);
             reading.found.push(Found {
                 start: m.start,
                 end: m.end,
@@ -742,12 +1039,15 @@ impl CredentialDetector {
                 sense,
                 cue,
                 first_clause: c == 0,
-                head: c == 0 && first_token < HEAD_TOKENS && !statement,
-                own,
+                head: c == 0 && (first_token < HEAD_TOKENS || head_last) && !statement,
+                own: own || near_quote || cue_owns,
+                quoted: near_quote,
+                answer,
             });
         }
         // A compound value with a credential next to it, in the same clause
-        // (`the connection string, including the password`), carries it.
+        // or the next (`the connection string, including the password`, `the
+        // DSN (with the password)`), carries it.
         let secret = |c: Category| {
             matches!(
                 c,
@@ -764,18 +1064,121 @@ impl CredentialDetector {
             if evidence.inline {
                 break;
             }
+            let carrier_clause = clause(carrier.start);
+            let from = matches.partition_point(|o| o.start + REACH < carrier.start);
+            let to = matches.partition_point(|o| o.start <= carrier.end + REACH);
+            let around = &matches[from..to];
             evidence.inline = reading.found.iter().any(|x| {
-                x.sense == Sense::Plain
+                // In the same clause, or in the one right after it.
+                let next = x.start > carrier.end && clause(x.start) == carrier_clause + 1;
+                matches!(x.sense, Sense::Plain | Sense::InlineOnly | Sense::UnlessQueue)
                     && secret(x.category)
-                    && clause(x.start) == clause(carrier.start)
+                    && (clause(x.start) == carrier_clause || next)
                     && (if x.end <= carrier.start {
-                        gap(norm, x.end, carrier.start)
+                        gap(norm, x.end, carrier.start).saturating_sub(skipped(around, x.end, carrier.start))
                     } else {
-                        gap(norm, carrier.end, x.start)
+                        gap(norm, carrier.end, x.start).saturating_sub(skipped(around, carrier.end, x.start))
                     }) <= CARRIER_GAP
             });
         }
         reading
+    }
+
+    /// Whether a value a few tokens from the term at `m`, in a yes/no
+    /// question (a question mark, or a word such as `whether`, `ob`, `是否`,
+    /// `かどうか`), is a guess at it: a secret-looking word (`Ahmed@1990`,
+    /// `abc123456`, `4821`) right next to the term (`Ваш пароль Qwerty123?`)
+    /// or linked to it by a copula between them (`is your PIN 4821?`,
+    /// `密码是否为 abc123456`, a dash: `пароль — Qwerty123?`) or, in a
+    /// verb-final language, right after it (`पासवर्ड Rahul@123 है?`,
+    /// `Passwort abc123456 lautet`); or a quoted value further off, in the
+    /// same phrase, with a copula between (`the password of your work e-mail
+    /// is still 'Verao2024!'?`).
+    fn guessed(&self, text: &str, s: &Scratch, m: &Match, around: &[Match]) -> bool {
+        let (norm, quoted, guesses) = (&s.norm, &s.quoted_norm, &s.guesses);
+        let token = |t: u32| norm.tokens[t as usize];
+        let first = norm.tok[m.start as usize];
+        let last = norm.tok[m.end as usize - 1];
+        // Nothing to look at within reach: the usual case.
+        if !guesses.iter().any(|&g| g + 3 >= first && g <= last + GUESS_REACH) {
+            return false;
+        }
+        let c = token(first).clause;
+        for forward in [true, false] {
+            let mut dash = false;
+            for k in 1..=GUESS_REACH {
+                let Some(t) = (if forward { last.checked_add(k) } else { first.checked_sub(k) }) else {
+                    break;
+                };
+                if t as usize >= norm.tokens.len() {
+                    break;
+                }
+                if token(t).clause != c {
+                    // Only a dash right after the term joins the next clause.
+                    let joins = forward && k == 1 && token(t).clause == c + 1 && {
+                        let from = orig_end(text, norm, m.end);
+                        let (ts, _) = token_bytes(norm, t);
+                        text.get(from..orig_start(text, norm, ts)).is_some_and(|s| s.contains(['—', '–']))
+                    };
+                    if !joins {
+                        break;
+                    }
+                    dash = true;
+                } else if token(t).phrase != token(first).phrase {
+                    break;
+                }
+                if !guesses.contains(&t) {
+                    continue;
+                }
+                let (ts, te) = token_bytes(norm, t);
+                let in_quotes = quoted.iter().any(|&(a, b, _, _)| a <= ts && te <= b);
+                let value = &text[orig_start(text, norm, ts)..orig_end(text, norm, te)];
+                if !in_quotes && !guess_literal(value) {
+                    continue;
+                }
+                if !in_quotes && k > GUESS_TOKENS {
+                    return false;
+                }
+                let copula = |o: &&Match| o.kind == Kind::Copula;
+                let (from, to) = if forward { (m.end, ts) } else { (te, m.start) };
+                let between = around.iter().filter(copula).any(|o| from <= o.start && o.end <= to);
+                // Punctuation glued to the value is part of it (`Seoul2023!
+                // 인가요?`).
+                let value_end = orig_end(text, norm, te);
+                let glued = text[value_end..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_punctuation())
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+                let beyond = around.iter().filter(copula).any(|o| {
+                    if forward {
+                        o.start >= te
+                            && norm.tok[o.start as usize] == t + 1
+                            && text
+                                .get(value_end + glued..orig_start(text, norm, o.start))
+                                .is_some_and(|s| s.trim().is_empty())
+                            && self.head_final(o.pat)
+                    } else {
+                        o.end <= ts && gap(norm, o.end, ts) == 0
+                    }
+                });
+                let linked = dash || between || (!in_quotes && (beyond || k == 1));
+                if !linked {
+                    return false;
+                }
+                let whether = around.iter().any(|o| {
+                    o.kind == Kind::Whether && {
+                        let k = token(norm.tok[o.start as usize]).clause;
+                        k == c || k == token(t).clause
+                    }
+                });
+                return s.options
+                    || whether
+                    || question_after(text, value_end)
+                    || question_after(text, value_end + glued);
+            }
+        }
+        false
     }
 
     /// Reads every part of one field and records its hits.
@@ -795,11 +1198,36 @@ impl CredentialDetector {
         // brands, "SMS").
         if total > 0 {
             let mut joined = String::new();
+            let mut starts = Vec::with_capacity(total);
             for option in options.clone() {
+                starts.push(joined.len());
                 joined.push_str(option);
                 joined.push('\n');
             }
-            self.read(&joined, s, evidence);
+            // An option that states a guess at the secret (`My PIN is 1234`,
+            // `Mi clave es 4821`) offers it to be picked.
+            s.options = true;
+            let reading = self.read(&joined, s, evidence);
+            s.options = false;
+            for found in firsts(&reading.found, |x| x.quoted) {
+                let at = s.norm.orig[found.start as usize] as usize;
+                let i = starts.partition_point(|&o| o <= at) - 1;
+                let (part, text) = if i < f.enum_values.len() {
+                    (FieldPart::EnumValue, f.enum_values[i])
+                } else {
+                    (FieldPart::EnumLabel, f.enum_labels[i - f.enum_values.len()])
+                };
+                let (a, b) = s.norm.original_range(&joined, found.start as usize, found.end as usize);
+                out.push(Pending {
+                    location: location(part),
+                    category: found.category,
+                    sense: found.sense,
+                    matched: joined[a..b].to_owned(),
+                    reason: Reason::Offered,
+                    pattern: Some(found.pat),
+                    cue_text: shorten(text),
+                });
+            }
         }
         let values = f.enum_values.iter().map(|v| (FieldPart::EnumValue, *v));
         let values = values.chain(f.enum_labels.iter().map(|v| (FieldPart::EnumLabel, *v)));
@@ -829,29 +1257,77 @@ impl CredentialDetector {
             FieldKind::Boolean => x.own,
             FieldKind::Text => true,
             FieldKind::Number => x.category.numeric() || x.category == Category::Custom,
-            FieldKind::Choice => secret_options || (numeric_options && x.category.numeric()) || x.own,
+            FieldKind::Choice => {
+                secret_options || (numeric_options && x.category.numeric()) || x.own || x.answer
+            }
         };
 
         // The title is read before the name: a title that uses the word in
         // another sense (`Map pin label`) speaks for the field.
+        // A name also takes the sense of the title's term of its category: a
+        // `pin` field titled `PIN code` on an address form is a postal code.
         let mut title_hits = Vec::new();
         let mut title_silenced = Vec::new();
+        let mut title_senses = Vec::new();
+        // Phrases of the title that use a word in another sense, for a name
+        // that holds only that word (`code` titled `Uitnodigingscode`).
+        let mut title_blockers: Vec<String> = Vec::new();
+        // Whether the title names a credential at all; if it names
+        // something else (`Employee ID`), a description saying only how
+        // the value looks (`6 digits`) does not make it a one-time code.
+        let mut title_names_other = false;
         if let Some(text) = f.title {
             let reading = self.read(text, s, evidence);
+            title_blockers.extend(
+                reading.blockers.iter().map(|&(a, b)| s.norm.text[a as usize..b as usize].to_owned()),
+            );
+            title_names_other = reading.found.is_empty() && reading.silenced.is_empty();
             for found in firsts(&reading.found, |x| holds(x) && (x.first_clause || x.cue.is_some())) {
                 title_hits.push(self.pending(location(FieldPart::Title), text, &s.norm, found, found.cue));
             }
             title_silenced
                 .extend(reading.silenced.iter().filter(|c| !reading.found.iter().any(|x| x.category == **c)));
+            title_senses.extend(reading.found.iter().map(|x| (x.category, x.sense)));
         }
         let name = self.read(f.name, s, evidence);
-        for found in firsts(&name.found, |x| holds(x) && !title_silenced.contains(&x.category)) {
-            out.push(self.pending(location(FieldPart::Name), f.name, &s.norm, found, None));
+        let norm = &s.norm;
+        let in_title_blocker = |x: &Found| {
+            title_blockers.iter().any(|b| b.contains(&norm.text[x.start as usize..x.end as usize]))
+        };
+        // A name `answer` is any field's; only its title or description can
+        // make it a security question's.
+        let name_holds = |x: &Found| {
+            holds(x)
+                && x.sense != Sense::NeedsQuestion
+                && !title_silenced.contains(&x.category)
+                && !in_title_blocker(x)
+        };
+        for found in firsts(&name.found, name_holds) {
+            let mut hit = self.pending(location(FieldPart::Name), f.name, &s.norm, found, None);
+            if let Some(&(_, sense)) = title_senses.iter().find(|(c, _)| *c == found.category) {
+                hit.sense = sense;
+            }
+            out.push(hit);
         }
         out.append(&mut title_hits);
         if let Some(text) = f.description {
             let reading = self.read(text, s, evidence);
-            for found in firsts(&reading.found, |x| holds(x) && (x.cue.is_some() || x.head)) {
+            // Whether the description says something is being sent (`SMS`,
+            // `we sent`) outside the terms that need it (`6 digits` says
+            // only how a value looks); its matches are still at hand.
+            let otp_outside = || {
+                s.matches.iter().any(|m| {
+                    m.kind == Kind::Context(Context::Otp)
+                        && !s.matches.iter().any(|o| {
+                            matches!(o.kind, Kind::Term(_, Sense::NeedsOtp))
+                                && o.start <= m.start
+                                && m.end <= o.end
+                        })
+                })
+            };
+            let head =
+                |x: &Found| x.head && (x.sense != Sense::NeedsOtp || !title_names_other || otp_outside());
+            for found in firsts(&reading.found, |x| holds(x) && (x.cue.is_some() || head(x))) {
                 out.push(self.pending(location(FieldPart::Description), text, &s.norm, found, found.cue));
             }
         }
@@ -877,15 +1353,19 @@ impl CredentialDetector {
                 let (ca, cb) = norm.original_range(text, start as usize, end as usize);
                 (Reason::Request { cue: pat }, text[ca..cb].to_owned())
             }
+            None if location == HitLocation::Message && found.quoted => (Reason::Quoted, String::new()),
             None if matches!(location, HitLocation::Field { part: FieldPart::Description, .. }) => {
                 (Reason::Head, String::new())
             }
             None => (Reason::Label, String::new()),
         };
+        // The person's own code (`which of these codes is your access
+        // code?`) is a secret whatever else the request says.
+        let sense = if found.own && found.sense == Sense::NeedsOtp { Sense::Plain } else { found.sense };
         Pending {
             location,
             category: found.category,
-            sense: found.sense,
+            sense,
             matched: text[a..b].to_owned(),
             reason,
             pattern: Some(found.pat),
@@ -907,6 +1387,8 @@ impl CredentialDetector {
                 Sense::CardOrOtp if evidence.card => Category::CardSecurityCode,
                 Sense::CardOrOtp => Category::OneTimeCode,
                 Sense::NeedsInline if evidence.inline => p.category,
+                Sense::NeedsQuestion if evidence.question => p.category,
+                Sense::UnlessQueue if !evidence.queue => p.category,
                 _ => continue,
             };
             if hits.iter().any(|h| h.location == p.location && h.category == category) {
@@ -919,39 +1401,65 @@ impl CredentialDetector {
     }
 
     fn explain(&self, p: &Pending, category: Category) -> String {
-        let place = match &p.location {
-            HitLocation::Message => "the message".to_owned(),
-            HitLocation::Field { name, part } => format!("field \"{name}\" ({})", part.as_str()),
-        };
-        let what = category.describe();
-        let rule = |pat: u32| {
-            let pattern = self.pattern(pat);
-            if pattern.lang == "custom" {
-                format!("organisation term \"{}\"", pattern.source)
-            } else {
-                format!("{} term \"{}\"", pattern.lang, pattern.source)
+        // Pieces pushed onto one string: explanations are built for every hit,
+        // and `format!` with nested strings costs several allocations each.
+        let mut out = String::with_capacity(160);
+        match &p.location {
+            HitLocation::Message => out.push_str("the message"),
+            HitLocation::Field { name, part } => {
+                for piece in ["field \"", name, "\" (", part.as_str(), ")"] {
+                    out.push_str(piece);
+                }
             }
-        };
-        let matched = &p.matched;
-        match (p.reason, p.pattern) {
-            (Reason::Value { what: looks_like }, _) => {
-                format!("{place} holds what looks like {looks_like} (\"{matched}\")")
-            }
-            (Reason::Request { cue, .. }, Some(pat)) => {
-                let cue_pattern = self.pattern(cue);
-                format!(
-                    "{place} asks for {what}: the request \"{}\" ({} cue) next to \"{matched}\" ({})",
-                    p.cue_text,
-                    cue_pattern.lang,
-                    rule(pat)
-                )
-            }
-            (Reason::Head, Some(pat)) => {
-                format!("{place} describes the value as {what}: \"{matched}\" ({})", rule(pat))
-            }
-            (_, Some(pat)) => format!("{place} names {what}: \"{matched}\" ({})", rule(pat)),
-            (_, None) => format!("{place} asks for {what}: \"{matched}\""),
         }
+        let what = category.describe();
+        let matched = p.matched.as_str();
+        let rule = |out: &mut String, pat: u32| {
+            let pattern = self.pattern(pat);
+            let lang = if pattern.lang == "custom" { "organisation" } else { pattern.lang };
+            for piece in [" (", lang, " term \"", &pattern.source, "\")"] {
+                out.push_str(piece);
+            }
+        };
+        let pieces: [&str; 5] = match (p.reason, p.pattern) {
+            (Reason::Value { what: looks_like }, _) => {
+                [" holds what looks like ", looks_like, " (\"", matched, "\")"]
+            }
+            (Reason::Request { cue }, Some(_)) => {
+                let cue_lang = self.pattern(cue).lang;
+                for piece in [
+                    " asks for ",
+                    what,
+                    ": the request \"",
+                    &p.cue_text,
+                    "\" (",
+                    cue_lang,
+                    " cue) next to \"",
+                ] {
+                    out.push_str(piece);
+                }
+                [matched, "\"", "", "", ""]
+            }
+            (Reason::Quoted, Some(_)) => {
+                [" asks to confirm a guess of ", what, ": a quoted value next to \"", matched, "\""]
+            }
+            (Reason::Offered, Some(_)) => {
+                for piece in [" offers a guess of ", what, " to pick: \"", &p.cue_text, "\" (next to \""] {
+                    out.push_str(piece);
+                }
+                [matched, "\")", "", "", ""]
+            }
+            (Reason::Head, Some(_)) => [" describes the value as ", what, ": \"", matched, "\""],
+            (_, Some(_)) => [" names ", what, ": \"", matched, "\""],
+            (_, None) => [" asks for ", what, ": \"", matched, "\""],
+        };
+        for piece in pieces {
+            out.push_str(piece);
+        }
+        if let (Some(pat), false) = (p.pattern, matches!(p.reason, Reason::Value { .. })) {
+            rule(&mut out, pat);
+        }
+        out
     }
 }
 
@@ -1006,6 +1514,53 @@ fn gap(norm: &Norm, from: u32, to: u32) -> u32 {
     between
 }
 
+/// The normalised byte range of token `t`.
+fn token_bytes(norm: &Norm, t: u32) -> (u32, u32) {
+    let mut start = norm.tok.partition_point(|&x| x < t);
+    if t > 0 {
+        start += 1;
+    }
+    let end = norm.tok.partition_point(|&x| x <= t);
+    (start as u32, end as u32)
+}
+
+/// The original byte offset where normalised byte `at` (a token's start)
+/// comes from.
+fn orig_start(text: &str, norm: &Norm, at: u32) -> usize {
+    norm.orig.get(at as usize).map_or(text.len(), |&o| o as usize)
+}
+
+/// The original byte offset right after the character that normalised byte
+/// `end - 1` (a token's last byte) comes from.
+fn orig_end(text: &str, norm: &Norm, end: u32) -> usize {
+    let last = norm.orig[end as usize - 1] as usize;
+    last + text[last..].chars().next().map_or(0, char::len_utf8)
+}
+
+/// Whether a question mark ends the clause that goes on at original byte
+/// `from`.
+fn question_after(text: &str, from: usize) -> bool {
+    let rest = &text[from..];
+    let Some(stop) = rest.find(['.', '!', '?', ';', '\n', '。', '！', '？', '；', '؟', '।']) else {
+        return false;
+    };
+    rest[stop..].chars().take_while(|c| !c.is_alphanumeric()).any(|c| matches!(c, '?' | '？' | '؟'))
+}
+
+/// Whether a word could be a guess at a secret: 4 to 64 characters with a
+/// digit and a letter (`abc123456`, `Ahmed@1990`), or 4 to 12 digits
+/// (`4821`, `880214`).
+fn guess_literal(value: &str) -> bool {
+    let value = value.trim_matches(|c: char| !c.is_alphanumeric());
+    let n = value.chars().count();
+    if !(4..=64).contains(&n) || value.contains(char::is_whitespace) {
+        return false;
+    }
+    let digits = value.bytes().filter(u8::is_ascii_digit).count();
+    let letters = value.chars().filter(|c| c.is_alphabetic()).count();
+    (digits > 0 && letters > 0 && digits + letters + 2 >= n) || (digits == n && n <= 12)
+}
+
 /// Whether an option is digits (a PIN digit, a month, a year), possibly
 /// grouped by spaces, slashes, hyphens or dots.
 fn digit_like(option: &str) -> bool {
@@ -1013,6 +1568,38 @@ fn digit_like(option: &str) -> bool {
     !option.is_empty()
         && option.bytes().any(|b| b.is_ascii_digit())
         && option.bytes().all(|b| b.is_ascii_digit() || matches!(b, b' ' | b'/' | b'-' | b'.'))
+}
+
+/// Whether clause `c` names an environment variable: a word in capitals
+/// with an underscore (`LOG_LEVEL`), or in capitals next to a compound value
+/// (`the PORT line`, `PORT satırını`).
+fn names_variable(text: &str, norm: &Norm, c: u32, matches: &[Match]) -> bool {
+    let carrier = |at: u32, end: u32| {
+        matches.iter().any(|o| {
+            matches!(o.kind, Kind::Term(_, Sense::NeedsInline))
+                && (gap(norm, end, o.start) == 0 && o.start >= end
+                    || o.end <= at && gap(norm, o.end, at) == 0)
+        })
+    };
+    let mut t = norm.tokens.partition_point(|k| k.clause < c) as u32;
+    while (t as usize) < norm.tokens.len() && norm.tokens[t as usize].clause == c {
+        let (ts, te) = token_bytes(norm, t);
+        let from = orig_start(text, norm, ts);
+        // The whole word as written, underscores included (`LOG_LEVEL` is
+        // two tokens).
+        let word_end = text[from..]
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .map_or(text.len(), |e| from + e);
+        let word = &text[from..word_end];
+        let capitals = word.len() >= 3
+            && word.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            && word.bytes().any(|b| b.is_ascii_uppercase());
+        if capitals && (word.contains('_') || carrier(ts, te)) {
+            return true;
+        }
+        t += 1;
+    }
+    false
 }
 
 /// The first characters of a secret-looking value, so that hits and audit

@@ -1,14 +1,17 @@
 //! The credential-ask detector against a hand-written corpus of elicitation
 //! requests (`tests/corpus/credential_asks.jsonl`, the tuning corpus), a
-//! held-out set that was written before the rules it measures and never
-//! tuned on (`tests/corpus/held_out.jsonl`), plus focused tests of
-//! obfuscations, hard negatives, the organisation's terms and explanations.
+//! held-out set meant to be written apart from the rules and never tuned on
+//! (`tests/corpus/held_out.jsonl`; once a held-out set has been looked at,
+//! its entries move to the tuning corpus and a fresh one replaces it), plus
+//! focused tests of obfuscations, hard negatives, the organisation's terms
+//! and explanations.
 //!
 //! Run `cargo test -p herald-policy --test credential_corpus -- --nocapture`
 //! to see recall, the false-positive rate and every miss and false alarm;
 //! `cargo test -p herald-policy --test credential_corpus held_out_figures --
 //! --nocapture` prints the tuning and held-out figures side by side, and
-//! `-- --ignored held_out_meets_the_goal` checks the held-out goal.
+//! `held_out_holds_its_measured_figures` keeps the held-out figures from
+//! getting worse (the goal is in docs/performance.md, "Accuracy").
 
 use std::collections::BTreeMap;
 
@@ -20,11 +23,16 @@ use serde::Deserialize;
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
 const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
-/// The goal on the held-out set.
-const HELD_OUT_MIN_RECALL: f64 = 0.98;
-const HELD_OUT_MAX_FPR: f64 = 0.01;
-const MIN_RECALL: f64 = 0.97;
-const MAX_FPR: f64 = 0.02;
+/// The held-out set's figures as first measured (held-out set 3, 304
+/// requests, written blind while the rules were being tuned on set 2):
+/// asks caught at least, false alarms at most. The goal, recall 0.98 and a
+/// false-positive rate of 0.01 (149/152 and 1/152 here), is not met; this
+/// keeps the detector from getting worse on requests it was never tuned on.
+const HELD_OUT_CAUGHT_AT_LEAST: usize = 123;
+const HELD_OUT_ALARMS_AT_MOST: usize = 3;
+/// On the tuning corpus every entry is right: any miss or false alarm is a regression.
+const MIN_RECALL: f64 = 1.0;
+const MAX_FPR: f64 = 0.0;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -655,6 +663,190 @@ fn compound_values_own_secrets_and_qualified_tokens() {
     }
 }
 
+/// Asks without a plain request verb next to the term (a quoted guess to
+/// confirm, a dotfile, a word spelled out, `…, please`, `which … do you
+/// use`, a request pointing back at its object), and the look-alikes each
+/// of these must leave alone.
+#[test]
+fn indirect_asks_and_their_look_alikes() {
+    let d = detector();
+    let yes_no = |title: &'static str| FieldText {
+        name: "answer",
+        title: Some(title),
+        kind: FieldKind::Boolean,
+        ..FieldText::default()
+    };
+    let asks: Vec<(AskText<'_>, Category)> = vec![
+        (AskText { message: "Is 'hunter2' your password?", fields: vec![yes_no("Yes")] }, Category::Password),
+        (AskText { message: "您的密码是“Hangzhou2020”吗？", fields: vec![yes_no("是")] }, Category::Password),
+        (
+            AskText { message: "Attach your .env so I can see what is missing.", fields: vec![] },
+            Category::ApiKey,
+        ),
+        (
+            AskText { message: "Enter your p a s s w o r d to unlock the vault.", fields: vec![] },
+            Category::Password,
+        ),
+        (
+            AskText { message: "We need to re-verify your account. Your password, please.", fields: vec![] },
+            Category::Password,
+        ),
+        (
+            AskText { message: "Welches Passwort verwenden Sie für das Firmen-VPN?", fields: vec![] },
+            Category::Password,
+        ),
+        (
+            AskText {
+                message: "Copy the whole .env file from the server and paste it here.",
+                fields: vec![],
+            },
+            Category::ApiKey,
+        ),
+        (AskText { message: "Choose the last two digits of your card PIN.", fields: vec![] }, Category::Pin),
+        (
+            AskText {
+                message: "Paste the JDBC URL, e.g. jdbc:postgresql://db:5432/app?user=app&password=secret",
+                fields: vec![],
+            },
+            Category::Password,
+        ),
+        (
+            AskText { message: "Wählen Sie das 4. Wort Ihrer Wiederherstellungsphrase.", fields: vec![] },
+            Category::RecoveryPhrase,
+        ),
+        (
+            AskText { message: "Verify it's you: what's your mother's maiden name?", fields: vec![] },
+            Category::Password,
+        ),
+        // Portuguese `no` ("in the") negates nothing.
+        (AskText { message: "Informe no app a sua senha.", fields: vec![] }, Category::Password),
+    ];
+    for (ask, category) in &asks {
+        let hits = d.detect(ask);
+        assert!(
+            hits.iter().any(|h| h.category == *category),
+            "{ask:?} not caught as {category:?}: {hits:#?}"
+        );
+    }
+    let benign: Vec<AskText<'_>> = vec![
+        AskText { message: "Is 'ci-bot' the token you want to revoke?", fields: vec![yes_no("Revoke")] },
+        AskText { message: "Which .env file should the app load at startup?", fields: vec![] },
+        AskText { message: "Which API key should I revoke first?", fields: vec![] },
+        AskText { message: "Which password manager do you use?", fields: vec![] },
+        AskText { message: "Check your token usage, please.", fields: vec![] },
+        AskText {
+            message: "Generate a token on GitHub and let me know when you have it.",
+            fields: vec![yes_no("Done")],
+        },
+        AskText { message: "What scopes does the token need?", fields: vec![] },
+        AskText { message: "Paste the connection string; the password is read from Vault.", fields: vec![] },
+    ];
+    for ask in &benign {
+        let hits = d.detect(ask);
+        assert!(hits.is_empty(), "false alarm on {ask:?}: {hits:#?}");
+    }
+}
+
+/// The families the second held-out set found weak, in several languages:
+/// questions about the person's own secret (a property of it, a guess at
+/// it, the answer to a security question, an option stating it), compound
+/// values that carry a credential (a request with its headers, a config
+/// that holds keys by nature, a line of a `.env`), and the look-alikes each
+/// of these must leave alone (a policy, a question about another thing, a
+/// redacted value, a queue ticket, a status code).
+#[test]
+fn own_secrets_compound_values_and_their_look_alikes() {
+    let d = detector();
+    let yes_no = |title: &'static str| FieldText {
+        name: "answer",
+        title: Some(title),
+        kind: FieldKind::Boolean,
+        ..FieldText::default()
+    };
+    let choice = |options: Vec<&'static str>, labels: Vec<&'static str>| FieldText {
+        name: "answer",
+        kind: FieldKind::Choice,
+        enum_values: options,
+        enum_labels: labels,
+        ..FieldText::default()
+    };
+    let ask = |message: &'static str, field: FieldText<'static>| AskText { message, fields: vec![field] };
+    let asks: Vec<(AskText<'_>, Category)> = vec![
+        (ask("Is your current password at least 12 characters?", yes_no("Yes")), Category::Password),
+        (ask("¿Tu contraseña actual tiene más de 8 caracteres?", yes_no("Sí")), Category::Password),
+        (ask("Beginnt Ihr aktuelles Passwort mit einem Großbuchstaben?", yes_no("Ja")), Category::Password),
+        (ask("Ваш текущий пароль — Qwerty123?", yes_no("Да")), Category::Password),
+        (ask("请确认您的登录密码是否为 abc123456", yes_no("是")), Category::Password),
+        (ask("A senha do seu e-mail corporativo ainda é 'Verao2024!'?", yes_no("Sim")), Category::Password),
+        (ask("Il tuo PIN è la tua data di nascita?", yes_no("Sì")), Category::Pin),
+        (
+            ask("Choisissez la réponse à votre question secrète.", choice(vec!["Martin", "Bernard"], vec![])),
+            Category::Password,
+        ),
+        (
+            ask("秘密の質問「母親の旧姓は？」の答えを選んでください。", choice(vec!["佐藤", "鈴木"], vec![])),
+            Category::Password,
+        ),
+        (
+            ask("One last step.", choice(vec!["1", "2"], vec!["My PIN is 1234", "My PIN is 4321"])),
+            Category::Pin,
+        ),
+        (ask("Podaj 2., 4. i 6. znak swojego hasła.", text_field("znaki")), Category::Password),
+        (
+            ask("Paste the exact curl command you're running, headers and all.", text_field("curl")),
+            Category::Password,
+        ),
+        (ask("Backup job setup: paste your rclone remote config.", text_field("conf")), Category::Password),
+        (
+            ask("Покажите весь запрос к API вместе с заголовком Authorization.", text_field("zapros")),
+            Category::Password,
+        ),
+        (
+            ask(".env dosyandaki IYZICO_SECRET_KEY satırını olduğu gibi kopyala.", text_field("satir")),
+            Category::ApiKey,
+        ),
+    ];
+    for (ask, category) in &asks {
+        let hits = d.detect(ask);
+        assert!(
+            hits.iter().any(|h| h.category == *category),
+            "{ask:?} not caught as {category:?}: {hits:#?}"
+        );
+    }
+    let benign: Vec<AskText<'_>> = vec![
+        ask("Should new passwords be longer than 12 characters?", yes_no("Require it")),
+        ask("Does your company require passwords longer than 12 characters?", yes_no("Yes")),
+        ask("Какой минимальной длины должен быть пароль у сотрудников?", text_field("dlina")),
+        ask("Jaki kod statusu HTTP ma zwracać mock?", text_field("kod_statusu")),
+        ask("Is your order number 4821-ABC?", yes_no("Yes")),
+        ask(
+            "Choisissez une question secrète.",
+            choice(vec!["animal", "ecole"], vec!["Nom de votre premier animal", "Votre première école"]),
+        ),
+        ask("Já retirou sua senha de atendimento no totem?", text_field("numero_senha")),
+        ask(".env dosyandaki PORT satırını kopyala.", text_field("satir")),
+        ask("Paste the rclone config with the secret_access_key line removed.", text_field("conf")),
+        ask("Paste the response headers you get back with the 401.", text_field("headers")),
+        ask("Vul de code in.", titled("code", "Uitnodigingscode", FieldKind::Text)),
+        ask(
+            "Look up your payslips.",
+            FieldText {
+                name: "emp",
+                title: Some("Employee ID"),
+                description: Some("6 digits, printed on your badge"),
+                ..FieldText::default()
+            },
+        ),
+    ];
+    for ask in &benign {
+        let hits = d.detect(ask);
+        assert!(hits.is_empty(), "false alarm on {ask:?}: {hits:#?}");
+    }
+    // An option that states the secret says so.
+    let hits = d.detect(&asks[9].0);
+    assert!(hits[0].explanation.contains("offers a guess of a PIN to pick"), "{}", hits[0].explanation);
+}
+
 /// Recall and false-positive rate of the default detector on one set.
 struct Figures {
     asks: usize,
@@ -705,8 +897,8 @@ impl Figures {
 }
 
 /// The figures on the tuning corpus and on the held-out set, printed side
-/// by side. The held-out set was written and committed before the rules for
-/// its families and is never used to tune them.
+/// by side. A held-out set is never used to tune the rules: once it has been
+/// looked at, its entries join the tuning corpus and a fresh set replaces it.
 #[test]
 fn held_out_figures() {
     let tuning = Figures::of(&corpus());
@@ -740,25 +932,23 @@ fn held_out_figures() {
     );
 }
 
-/// The goal, on requests the rules were not tuned on: recall at least 0.98
-/// and a false-positive rate at most 0.01 on the held-out set.
-///
-/// Not met yet: measured recall 81/87 = 0.931 and false positives 0/78
-/// (docs/performance.md, "Accuracy"). Closing the gap by tuning on the
-/// misses this set shows would make it a tuning set; it needs new rules
-/// measured on a fresh held-out set. Run it with `--ignored`.
+/// The held-out figures do not get worse than when the set was first
+/// measured. Tuning on this set's misses would make it a tuning set: a change
+/// that catches more of it is measured by moving the set into the tuning
+/// corpus and writing a fresh one (docs/performance.md, "Accuracy").
 #[test]
-#[ignore = "goal not met: held-out recall 81/87 = 0.931 (issue 15)"]
-fn held_out_meets_the_goal() {
+fn held_out_holds_its_measured_figures() {
     let held_out = Figures::of(&parse(HELD_OUT));
     assert!(
-        held_out.recall() >= HELD_OUT_MIN_RECALL,
-        "held-out recall {:.4} below {HELD_OUT_MIN_RECALL}",
-        held_out.recall()
+        held_out.caught >= HELD_OUT_CAUGHT_AT_LEAST,
+        "held-out asks caught {}/{} below the {HELD_OUT_CAUGHT_AT_LEAST} first measured",
+        held_out.caught,
+        held_out.asks
     );
     assert!(
-        held_out.fpr() <= HELD_OUT_MAX_FPR,
-        "held-out false-positive rate {:.4} above {HELD_OUT_MAX_FPR}",
-        held_out.fpr()
+        held_out.alarms <= HELD_OUT_ALARMS_AT_MOST,
+        "held-out false alarms {}/{} above the {HELD_OUT_ALARMS_AT_MOST} first measured",
+        held_out.alarms,
+        held_out.benign
     );
 }

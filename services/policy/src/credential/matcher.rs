@@ -31,19 +31,27 @@ pub(crate) enum Kind {
     /// anything (`we will send you`, `press Enter`): cues it overlaps do not
     /// count.
     NotRequest,
+    /// A phrase in which a negation word means something else (Portuguese
+    /// `no app`, "in the app"): negations it overlaps do not count.
+    NotNegation,
     /// A word that, shortly before a term, makes it a setting or a topic
     /// rather than the credential itself (`minimum`, `reset your`).
     MetaBefore,
     /// A word that, right after a term, makes it a setting or a topic
     /// (`length`, `policy`, `manager`).
     MetaAfter,
+    /// A question word that, shortly before a term, makes it a choice among
+    /// things (`which API key should I revoke?`), unless a word right after
+    /// the term makes it the person's own (`which password do you use?`),
+    /// when it asks.
+    Which,
     /// A verb that, right after a term opening a description, makes it a
     /// statement about the credential (`Credentials are managed by IT`).
     Statement,
     /// A request: a verb or question that asks the reader for something,
     /// counting if a term is at most `gap` tokens away in the same clause,
-    /// after it (or, if `after`, also before it).
-    Cue { gap: u8, after: bool },
+    /// after it if `before` (the cue comes first), before it if `after`.
+    Cue { gap: u8, before: bool, after: bool },
     /// A negation; terms it covers (in its phrase, after it or, in
     /// verb-final languages, before it) do not count.
     Negation(Scope),
@@ -62,6 +70,20 @@ pub(crate) enum Kind {
     /// `deploy`, `production`, `restricted`), and that turns a bare `key`
     /// right before it into an API key.
     Qualifier,
+    /// A possessive right next to a term (`your`, `votre`, `您的`, the
+    /// Turkish `-niz`): the person's own, for a [`Kind::Property`].
+    Possessive,
+    /// A predicate about a value (`contains`, `is longer than`, `tiene más
+    /// de`, `contient-il`): after the person's own secret (owned or
+    /// possessed), it asks for a property of it.
+    Property,
+    /// A word that links a term to a value (`is`, `lautet`, `是否为`, `هو`,
+    /// `맞는지`): with an unquoted secret-looking value next to it, in a
+    /// yes/no question, a guess to confirm (`is your PIN 4821?`).
+    Copula,
+    /// A word that makes a clause a yes/no question without a question
+    /// mark (`whether`, `ob`, `czy`, `是否`, `かどうか`).
+    Whether,
 }
 
 /// When a term counts.
@@ -88,6 +110,19 @@ pub(crate) enum Sense {
     /// A bare noun (`key`) that names a credential only right after a
     /// qualifier (`Stripe restricted key`, `storage account key`).
     NeedsQualifier,
+    /// A file name that names a credential only written as a dotfile
+    /// (`.env`, not `env`).
+    NeedsDot,
+    /// Not if the request is about a queue ticket (Portuguese `senha`, also
+    /// the ticket one draws at a counter).
+    UnlessQueue,
+    /// An answer (`answer`, `réponse`, `答え`) that is a password only if a
+    /// security question is discussed somewhere in the request.
+    NeedsQuestion,
+    /// A phrase that never asks by itself but says that a compound value
+    /// next to it carries a credential (`headers and all`, `keys
+    /// included`, `rclone`, whose configs hold keys by nature).
+    InlineOnly,
 }
 
 /// Which way a negation reaches.
@@ -110,6 +145,11 @@ pub(crate) enum Context {
     Address,
     /// A map or a location is being talked about.
     Map,
+    /// A security question is being talked about.
+    Question,
+    /// A queue ticket is being talked about (Portuguese `senha de
+    /// atendimento`, `totem`, `guichê`).
+    Queue,
 }
 
 /// One rule phrase, normalised.
@@ -165,7 +205,7 @@ fn kind_key(kind: Kind) -> KindKey {
         Kind::Blocker => (1, 0, 0),
         Kind::MetaBefore => (2, 0, 0),
         Kind::MetaAfter => (3, 0, 0),
-        Kind::Cue { gap, after } => (4, gap, after as u8),
+        Kind::Cue { gap, before, after } => (4, gap, before as u8 | (after as u8) << 1),
         Kind::Negation(s) => (5, s as u8, 0),
         Kind::Context(c) => (6, c as u8, 0),
         Kind::Allow => (7, 0, 0),
@@ -173,6 +213,12 @@ fn kind_key(kind: Kind) -> KindKey {
         Kind::NotRequest => (9, 0, 0),
         Kind::Own { cue } => (10, cue as u8, 0),
         Kind::Qualifier => (11, 0, 0),
+        Kind::Which => (12, 0, 0),
+        Kind::NotNegation => (13, 0, 0),
+        Kind::Possessive => (14, 0, 0),
+        Kind::Property => (15, 0, 0),
+        Kind::Copula => (16, 0, 0),
+        Kind::Whether => (17, 0, 0),
     }
 }
 

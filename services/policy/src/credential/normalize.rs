@@ -16,11 +16,21 @@
 //!   `x-api-key` and `API Key` all read `api key`;
 //! - in a token that holds Latin letters, leetspeak is folded (`p4ssw0rd` →
 //!   `password`: `4`/`@` → a, `3` → e, `1` → i, `0` → o, `5`/`$` → s, `7` →
-//!   t), except for a trailing run of digits (`pin1` stays `pin1`), and
-//!   Cyrillic look-alikes become Latin (`pаssword` with a Cyrillic `а`);
-//! - tokens are joined by one space, or by `|` where a clause ends (`.`, `?`,
-//!   `!`, `;`, brackets, dashes, line breaks and their CJK, Arabic and
-//!   Devanagari forms), so that no rule matches across a clause.
+//!   t), except for a trailing run of digits (`pin1` stays `pin1`) and a
+//!   number with a short ending (`1st`, `4th`), and
+//!   Cyrillic and Greek look-alikes become Latin (`pаssword` with a Cyrillic
+//!   `а`, `ρassword` with a Greek `ρ`);
+//! - tokens are joined by one space, or by `|` where a clause ends (`.`, but
+//!   not an ordinal's, as in `4. Wort`; `?`, `!`, `;`, parentheses and
+//!   braces, dashes, line breaks and their CJK, Arabic and Devanagari forms),
+//!   so that no rule matches across a clause; square brackets only separate
+//!   tokens, as in a config section name (`the [default] profile`). A
+//!   quotation is part of the sentence around it: corner brackets that close
+//!   on the same line (`秘密の質問「母親の旧姓は？」の答え`) and punctuation at a
+//!   quotation's edge (`'Summer2023!'`, `«¿Cómo se llamaba?»`) end no
+//!   clause;
+//! - a word spelled out letter by letter (`p a s s w o r d`, `p-a-s-s`)
+//!   becomes one token.
 //!
 //! The normalised text keeps, for each of its bytes, where it came from in
 //! the original (to quote the matched text) and which token it belongs to
@@ -30,18 +40,23 @@
 pub(crate) const SPACE: u8 = b' ';
 /// Separator between two clauses.
 pub(crate) const CLAUSE: u8 = b'|';
+/// How many letters spelled out one by one make a word.
+const SPELLED_MIN: usize = 4;
 
 /// One token of a normalised text.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Token {
-    /// Clause number: clauses end at sentence punctuation, brackets, dashes
-    /// and line breaks.
+    /// Clause number: clauses end at sentence punctuation, parentheses,
+    /// dashes and line breaks.
     pub clause: u32,
     /// Phrase number: phrases also end at commas.
     pub phrase: u32,
     /// Whether the token is a run of Chinese or Japanese, which are written
     /// without spaces: distances inside it are counted in characters.
     pub dense: bool,
+    /// Whether the token follows a dot that starts a word, as a dotfile's
+    /// name does (`.env`, `~/.npmrc`).
+    pub dotted: bool,
 }
 
 /// A normalised text; see the module documentation.
@@ -57,6 +72,9 @@ pub(crate) struct Norm {
     pub tok: Vec<u32>,
     /// The tokens, in order.
     pub tokens: Vec<Token>,
+    /// Whether the text holds a quote mark (so that quoted values are worth
+    /// looking for).
+    pub quotes: bool,
     /// Scratch for re-folding a token: (character, original offset).
     buf: Vec<(char, u32)>,
 }
@@ -93,6 +111,7 @@ impl Norm {
         self.orig.clear();
         self.tok.clear();
         self.tokens.clear();
+        self.quotes = false;
         self.text.reserve(src.len() + 16);
         self.orig.reserve(src.len() + 16);
         self.tok.reserve(src.len() + 16);
@@ -106,7 +125,26 @@ impl Norm {
                 continue;
             }
             let next = chars.peek().map(|&(_, n)| fold_width(n));
-            match classify(c, prev, next) {
+            // A quotation is part of the sentence around it: corner brackets
+            // that close soon, and punctuation at a quotation's edge
+            // (`'Summer2023!'`, `«¿Cómo se llamaba…?»`), end no clause.
+            let class = match c {
+                _ if c.is_ascii_alphanumeric() => Class::Word(Script::Other),
+                '「' | '『' if closes_soon(&src[off + c.len_utf8()..], c) => {
+                    st.bracket = true;
+                    Class::Separator
+                }
+                '」' | '』' if st.bracket => {
+                    st.bracket = false;
+                    Class::Separator
+                }
+                '!' | '?' | '…' | '。' | '！' | '？' if next.is_some_and(closes_quote) => {
+                    Class::Separator
+                }
+                '¿' | '¡' if prev.is_some_and(opens_quote) => Class::Separator,
+                _ => classify(c, prev, next),
+            };
+            match class {
                 Class::Word(script) => {
                     if st.in_token && (script != st.script || camel_hump(prev, c, next)) {
                         self.end_token(&mut st);
@@ -119,19 +157,120 @@ impl Norm {
                 Class::Separator => {
                     self.end_token(&mut st);
                     st.pending = st.pending.max(Pending::Space);
+                    self.quotes |= is_quote(c);
+                    st.dot = c == '.' && prev.is_none_or(|p| !p.is_alphanumeric());
                 }
                 Class::Comma => {
                     self.end_token(&mut st);
                     st.pending = st.pending.max(Pending::Comma);
+                    st.singles = 0;
+                    st.dot = false;
+                }
+                // The dot of an ordinal (`4. Wort`, `9. słowo`) ends no clause.
+                Class::ClauseEnd if c == '.' && st.in_token && self.ordinal_number(&st) => {
+                    self.end_token(&mut st);
+                    st.pending = st.pending.max(Pending::Space);
                 }
                 Class::ClauseEnd => {
                     self.end_token(&mut st);
                     st.pending = Pending::Clause;
+                    st.singles = 0;
+                    st.dot = false;
+                    self.quotes |= is_quote(c);
                 }
             }
             prev = Some(c);
         }
         self.end_token(&mut st);
+        if st.spelled {
+            self.join_spelled();
+        }
+    }
+
+    /// Joins a word spelled out letter by letter (`p a s s w o r d`,
+    /// `p-a-s-s`): a run of at least [`SPELLED_MIN`] one-character Latin or
+    /// digit tokens of one phrase, each one separator apart in the original,
+    /// becomes one token (and is folded like any other).
+    fn join_spelled(&mut self) {
+        let n = self.tokens.len();
+        let bytes = self.text.as_bytes();
+        // Start byte of each token: separators belong to the token after them.
+        let mut starts = Vec::with_capacity(n);
+        starts.push(0usize);
+        starts.extend((0..bytes.len()).filter(|&i| bytes[i] == SPACE || bytes[i] == CLAUSE).map(|i| i + 1));
+        let single = |i: usize| {
+            let end = starts.get(i + 1).map_or(bytes.len(), |&s| s - 1);
+            end - starts[i] == 1 && bytes[starts[i]].is_ascii_alphanumeric()
+        };
+        // Whether token `i` continues the spelling of token `i - 1`.
+        let joins = |i: usize| {
+            bytes[starts[i] - 1] == SPACE
+                && self.tokens[i].phrase == self.tokens[i - 1].phrase
+                && self.orig[starts[i]] - self.orig[starts[i - 1]] <= 2
+        };
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < n {
+            if !single(i) {
+                i += 1;
+                continue;
+            }
+            let mut j = i + 1;
+            while j < n && single(j) && joins(j) {
+                j += 1;
+            }
+            if j - i >= SPELLED_MIN {
+                runs.push((i, j));
+            }
+            i = j;
+        }
+        if runs.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.text);
+        let orig = std::mem::take(&mut self.orig);
+        let tokens = std::mem::take(&mut self.tokens);
+        self.tok.clear();
+        let mut buf = std::mem::take(&mut self.buf);
+        let mut runs = runs.into_iter().peekable();
+        let mut t = 0;
+        while t < n {
+            let run = runs.next_if(|&(a, _)| a == t);
+            let last = run.map_or(t + 1, |(_, b)| b);
+            let index = self.tokens.len() as u32;
+            if t > 0 {
+                self.text.push(text.as_bytes()[starts[t] - 1] as char);
+                self.orig.push(orig[starts[t] - 1]);
+                self.tok.push(index);
+            }
+            self.tokens.push(tokens[t]);
+            buf.clear();
+            for k in t..last {
+                let end = starts.get(k + 1).map_or(text.len(), |&s| s - 1);
+                let from = starts[k];
+                for (off, c) in text[from..end].char_indices() {
+                    buf.push((c, orig[from + off]));
+                }
+            }
+            if run.is_some() {
+                fold_token(&mut buf);
+            }
+            for &(c, off) in &buf {
+                self.text.push(c);
+                for _ in 0..c.len_utf8() {
+                    self.orig.push(off);
+                    self.tok.push(index);
+                }
+            }
+            t = last;
+        }
+        self.buf = buf;
+    }
+
+    /// Whether the current token is a number of one or two digits.
+    fn ordinal_number(&self, st: &Builder) -> bool {
+        let token = &self.text.as_bytes()[st.token_start..];
+        (1..=2).contains(&token.len()) && token.iter().all(u8::is_ascii_digit)
     }
 
     /// Starts a token: writes the separator before it.
@@ -152,7 +291,12 @@ impl Norm {
             self.tok.push(index);
         }
         st.pending = Pending::None;
-        self.tokens.push(Token { clause: st.clause, phrase: st.phrase, dense: script == Script::Dense });
+        self.tokens.push(Token {
+            clause: st.clause,
+            phrase: st.phrase,
+            dense: script == Script::Dense,
+            dotted: std::mem::take(&mut st.dot),
+        });
         *st = Builder { in_token: true, script, token_start: self.text.len(), ..*st };
     }
 
@@ -189,11 +333,16 @@ impl Norm {
     }
 
     /// Ends the current token; folds leetspeak and look-alikes in it.
+    #[inline]
     fn end_token(&mut self, st: &mut Builder) {
         if !st.in_token {
             return;
         }
         st.in_token = false;
+        let single = self.text.len() - st.token_start == 1
+            && self.text.as_bytes()[st.token_start].is_ascii_alphanumeric();
+        st.singles = if single { st.singles.saturating_add(1) } else { 0 };
+        st.spelled |= usize::from(st.singles) >= SPELLED_MIN;
         if st.script == Script::Other && st.latin && (st.leet || st.cyrillic) {
             self.refold(st.token_start);
         }
@@ -238,6 +387,14 @@ struct Builder {
     clause: u32,
     phrase: u32,
     in_token: bool,
+    /// How many one-character tokens in a row end here, and whether a run
+    /// long enough to be a spelled-out word was seen.
+    singles: u8,
+    spelled: bool,
+    /// Whether the last character was a dot starting a word.
+    dot: bool,
+    /// Whether a corner bracket (`「`) that closes soon is open.
+    bracket: bool,
     script: Script,
     /// Byte offset in the text where the current token starts.
     token_start: usize,
@@ -254,6 +411,10 @@ impl Default for Builder {
             clause: 0,
             phrase: 0,
             in_token: false,
+            singles: 0,
+            spelled: false,
+            dot: false,
+            bracket: false,
             script: Script::Other,
             token_start: 0,
             latin: false,
@@ -268,9 +429,11 @@ fn is_leet(c: char) -> bool {
     matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '@' | '$')
 }
 
+/// Cyrillic, and the Greek letters that look like Latin ones.
 #[inline]
 fn is_cyrillic(c: char) -> bool {
-    ('\u{0400}'..='\u{04FF}').contains(&c) || c == 'ԁ'
+    ('\u{0400}'..='\u{04FF}').contains(&c)
+        || matches!(c, 'ԁ' | 'α' | 'ε' | 'ι' | 'κ' | 'ν' | 'ο' | 'ρ' | 'τ' | 'υ' | 'χ')
 }
 
 /// Full-width ASCII forms and the ideographic space, as ASCII.
@@ -284,6 +447,31 @@ fn fold_width(c: char) -> char {
         '\u{3000}' => ' ',
         _ => c,
     }
+}
+
+/// Quote marks (see [`super::secrets::quoted_values`]).
+#[inline]
+pub(crate) fn is_quote(c: char) -> bool {
+    matches!(c, '\'' | '"' | '`' | '“' | '”' | '„' | '‘' | '’' | '«' | '»' | '「' | '」' | '『' | '』')
+}
+
+/// Marks that close a quotation.
+#[inline]
+fn closes_quote(c: char) -> bool {
+    matches!(c, '\'' | '"' | '’' | '”' | '“' | '»' | '」' | '』')
+}
+
+/// Marks that open a quotation.
+#[inline]
+fn opens_quote(c: char) -> bool {
+    matches!(c, '\'' | '"' | '‘' | '“' | '„' | '«' | '「' | '『')
+}
+
+/// Whether the corner bracket `open` is closed within a short stretch of
+/// `rest`, on the same line.
+fn closes_soon(rest: &str, open: char) -> bool {
+    let close = if open == '「' { '」' } else { '』' };
+    rest.chars().take(64).take_while(|&c| c != '\n').any(|c| c == close)
 }
 
 /// Characters that are dropped without separating anything.
@@ -337,9 +525,9 @@ fn classify(c: char, prev: Option<char>, next: Option<char>) -> Class {
             }
         }
         ',' | '，' | '،' => Class::Comma,
-        '!' | '?' | ';' | '(' | ')' | '[' | ']' | '{' | '}' | '\n' | '\r' | '—' | '–' | '•' | '|' | '¿'
-        | '¡' | '。' | '！' | '？' | '；' | '（' | '）' | '「' | '」' | '『' | '』' | '【' | '】' | '؛'
-        | '؟' | '।' | '॥' => Class::ClauseEnd,
+        '!' | '?' | ';' | '(' | ')' | '{' | '}' | '\n' | '\r' | '—' | '–' | '•' | '|' | '¿' | '¡' | '。'
+        | '！' | '？' | '；' | '（' | '）' | '「' | '」' | '『' | '』' | '【' | '】' | '؛' | '؟' | '।'
+        | '॥' => Class::ClauseEnd,
         '\u{0900}'..='\u{0963}' | '\u{0966}'..='\u{097F}' => Class::Word(Script::Other),
         _ if c.is_alphanumeric() => Class::Word(script_of(c)),
         _ => Class::Separator,
@@ -363,8 +551,9 @@ enum Folded {
     Drop,
 }
 
-/// Folds a lower-case character: Latin diacritics, Cyrillic `ё`, Arabic
-/// letter variants, Devanagari nukta letters, non-ASCII digits.
+/// Folds a lower-case character: Latin diacritics and ordinal indicators
+/// (`nº` → `no`), Cyrillic `ё`, Arabic letter variants, Devanagari nukta
+/// letters, non-ASCII digits.
 fn fold_char(c: char) -> Folded {
     use Folded::{Drop, One, Two};
     let one = match c {
@@ -391,6 +580,8 @@ fn fold_char(c: char) -> Folded {
         'ý' | 'ÿ' | 'ŷ' => 'y',
         'ź' | 'ż' | 'ž' => 'z',
         'ё' => 'е',
+        'º' => 'o',
+        'ª' => 'a',
         'أ' | 'إ' | 'آ' | 'ٱ' => 'ا',
         'ة' => 'ه',
         'ى' => 'ي',
@@ -415,7 +606,8 @@ fn digit(d: u32) -> char {
     char::from_digit(d, 10).unwrap_or('0')
 }
 
-/// Leetspeak and Cyrillic look-alikes, in a token holding Latin letters.
+/// Leetspeak and Cyrillic (or Greek) look-alikes, in a token holding Latin
+/// letters.
 fn fold_token(buf: &mut [(char, u32)]) {
     let (mut latin, mut cyrillic, mut leet) = (false, false, false);
     for &(c, _) in buf.iter() {
@@ -434,7 +626,8 @@ fn fold_token(buf: &mut [(char, u32)]) {
     }
 }
 
-/// Cyrillic letters that look like Latin ones, in a token of Latin letters.
+/// Cyrillic (and Greek) letters that look like Latin ones, in a token of
+/// Latin letters.
 fn fold_lookalikes(buf: &mut [(char, u32)]) {
     for (c, _) in buf.iter_mut() {
         *c = match *c {
@@ -451,16 +644,31 @@ fn fold_lookalikes(buf: &mut [(char, u32)]) {
             'ѕ' => 's',
             'ԁ' => 'd',
             'һ' => 'h',
+            'α' => 'a',
+            'ε' => 'e',
+            'ι' => 'i',
+            'κ' => 'k',
+            'ν' => 'v',
+            'ο' => 'o',
+            'ρ' => 'p',
+            'τ' => 't',
+            'υ' => 'u',
+            'χ' => 'x',
             other => other,
         };
     }
 }
 
-/// Leetspeak, except in a trailing run of digits.
+/// Leetspeak, except in a trailing run of digits and in a number with a
+/// short ending (`1st`, `4th`, `12e`, `2fa`).
 fn fold_leet(buf: &mut [(char, u32)]) {
     let mut core = buf.len();
     while core > 0 && buf[core - 1].0.is_ascii_digit() {
         core -= 1;
+    }
+    let digits = buf.iter().take_while(|(c, _)| c.is_ascii_digit()).count();
+    if digits > 0 && buf.len() - digits <= 3 && buf[digits..].iter().all(|(c, _)| c.is_ascii_alphabetic()) {
+        return;
     }
     for (c, _) in &mut buf[..core] {
         *c = match *c {
@@ -508,9 +716,25 @@ mod tests {
         assert_eq!(norm("pin1"), "pin1");
         assert_eq!(norm("passw0rd123"), "password123");
         assert_eq!(norm("2fa"), "2fa");
+        assert_eq!(norm("1st 4th 3rd 4dmin"), "1st 4th 3rd admin");
         assert_eq!(norm("$100"), "$100");
         assert_eq!(norm("costs $ 5"), "costs 5");
         assert_eq!(norm("pаssword"), "password");
+        assert_eq!(norm("ρassword"), "password");
+    }
+
+    #[test]
+    fn spelled_out_words() {
+        assert_eq!(norm("your p a s s w o r d now"), "your password now");
+        assert_eq!(norm("P-A-S-S-W-0-R-D"), "password");
+        assert_eq!(norm("plan a b c"), "plan a b c");
+        assert_eq!(norm("a, b, c, d"), "a b c d");
+        let mut n = Norm::default();
+        n.build("xx p a s s yy");
+        assert_eq!(n.text, "xx pass yy");
+        assert_eq!(n.tokens.len(), 3);
+        assert_eq!(n.tok, [0, 0, 1, 1, 1, 1, 1, 2, 2, 2]);
+        assert_eq!(&n.orig[3..7], [3, 5, 7, 9]);
     }
 
     #[test]
@@ -522,5 +746,15 @@ mod tests {
         assert_eq!(n.tokens[3].clause, 1);
         assert_ne!(n.tokens[5].phrase, n.tokens[6].phrase);
         assert_eq!(norm("v1.2 e.g. x"), "v1 2 e g|x");
+        assert_eq!(norm("das 4. Wort. Dann"), "das 4 wort|dann");
+        // A quotation is part of the sentence around it.
+        assert_eq!(norm("Is 'Summer2023!' still it?"), "is summer2023 still it");
+        assert_eq!(norm("Le «¿Cómo se llamaba?» x"), "le como se llamaba x");
+        assert_eq!(norm("秘密の質問「母親の旧姓は？」の答え"), "秘密の質問 母親の旧姓は の答え");
+        assert_eq!(norm("未「完"), "未|完");
+        let mut n = Norm::default();
+        n.build("the .env and file.env, ~/.npmrc");
+        let dotted: Vec<bool> = n.tokens.iter().map(|t| t.dotted).collect();
+        assert_eq!(dotted, [false, true, false, false, false, true]);
     }
 }

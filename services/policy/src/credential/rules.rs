@@ -11,9 +11,15 @@
 //! - `not_requests`: phrases in which a request verb is aimed at the reader's
 //!   benefit, not at the server's (`we will send you`, `press Enter`); a
 //!   request they overlap does not count;
+//! - `not_negations`: phrases in which a negation word of some language means
+//!   something else (Portuguese `no app`, "in the app"); a negation they
+//!   overlap does not count;
 //! - `meta_before` / `meta_after`: words that make a nearby term a setting or
 //!   a topic instead of the credential itself (`minimum password length`,
 //!   `password manager`, `reset your password`, `token budget`);
+//! - `which`: question words that do the same (`which API key should I
+//!   revoke?`) unless an `own` word follows the term (`which password do you
+//!   use for the VPN?`), when they ask;
 //! - `statements`: verbs that, right after a term at the start of a
 //!   description, make it a statement about the credential rather than the
 //!   name of the value (`Credentials are managed by IT`);
@@ -22,17 +28,49 @@
 //!   clause, is being asked for (a cue comes before the term, or on either
 //!   side in verb-final languages). `near_cues` must be next to the term,
 //!   on either side (`confirm your password`, `password required`);
+//!   `back_cues` point back at what came before (`copy the .env file and
+//!   paste it here`, `pégalo`) and reach four tokens on either side;
+//!   `please` makes a request of the term right before it (`your password,
+//!   please`), and `question_cues` of the term right after them (`what
+//!   password do you use?`);
 //! - `negations` (`never`, `nunca`, `不要`) and how far they reach;
 //! - context words: `card` (a payment card is being discussed), `otp` (a
-//!   code is being sent: `sent`, `SMS`, `digits`), `address` and `map`.
+//!   code is being sent: `sent`, `SMS`, `digits`), `address` and `map`;
 //! - `carriers`: compound values that may hold a credential (`connection
-//!   string`, `DSN`, `database URL`), passwords only if the request says so;
+//!   string`, `DSN`, `database URL`, a config `block` or `section`, a
+//!   `request`, a `line` of a file), passwords only if the request says so;
 //! - `own` and `own_cues`: words that make a nearby term the person's own
-//!   secret (`current`, `is your`, `one of these`, `word #`), so that a
-//!   choice or a yes/no field can hold it; `own_cues` also ask;
+//!   secret (`current`, `is your`, `one of these`, `word #`, `characters of
+//!   your`), so that a choice or a yes/no field can hold it; `own_cues` also
+//!   ask, up to three tokens before the term or five after it;
 //! - `qualifiers` (services and kinds of token: `npm`, `deploy`,
 //!   `production`) may stand between a request and its term, and
-//!   `qualified` nouns (`key`) name a credential right after one.
+//!   `qualified` nouns (`key`) name a credential right after one;
+//! - `dotfiles`: files that hold secrets by nature, named only when written
+//!   as a dotfile (`.env`, not the word `env`);
+//! - `inline_only`: phrases that say a compound value next to them carries
+//!   a credential without asking for anything themselves (`headers and
+//!   all`, `keys included`, `rclone`);
+//! - `possessive` (`your`, `votre`, `您的`; a suffix such as Turkish
+//!   `*niz`, marked with a leading `*`, only on the term or after it) and
+//!   `properties`: predicates about a value (`contains`, `is longer than`,
+//!   `contient-il`, `the same as`, `your birth year`) that, up to five tokens
+//!   after the person's own secret (possessed or owned, or in a language
+//!   with `drops_possessives`, any), ask for a property of it;
+//! - `copulas` (`is`, `lautet`, `是否为`) and `whether` (`ob`, `czy`,
+//!   `かどうか`): an unquoted secret-looking value linked to a term by a
+//!   copula, in a yes/no question, is a guess to confirm (`is your PIN
+//!   4821?`), as is one in a choice's option (`My PIN is 1234`);
+//! - `redactions`: words that, anywhere in a term's phrase, say it is left
+//!   out or kept by the person (`with the key removed`, `geschwärzt`, `打码`,
+//!   `into your password manager`);
+//! - `queue`: phrases that show a queue ticket is discussed (Portuguese
+//!   `senha de atendimento`, `totem`), so that a bare `senha` of sense
+//!   `UnlessQueue` is the ticket, not a password;
+//! - `security_question`: phrases that show a security question is
+//!   discussed (`security question`, `question secrète`, `秘密の質問`), so
+//!   that the `conditional` answers (`answer`, `réponse`, `答え`) of sense
+//!   `NeedsQuestion` are passwords.
 //!
 //! Phrases are written as people write them; they are normalised like the
 //! text (case, diacritics, separators, leetspeak), so `contraseña` also
@@ -68,11 +106,16 @@ pub(crate) struct LangRules {
     pub conditional: &'static [(Category, Sense, &'static [&'static str])],
     pub blockers: &'static [&'static str],
     pub not_requests: &'static [&'static str],
+    pub not_negations: &'static [&'static str],
     pub meta_before: &'static [&'static str],
     pub meta_after: &'static [&'static str],
+    pub which: &'static [&'static str],
     pub statements: &'static [&'static str],
     pub cues: &'static [&'static str],
     pub near_cues: &'static [&'static str],
+    pub back_cues: &'static [&'static str],
+    pub please: &'static [&'static str],
+    pub question_cues: &'static [&'static str],
     pub negations: &'static [&'static str],
     pub negation_scope: Scope,
     /// Whether a request may come after the term (`Passwort eingeben`,
@@ -97,6 +140,25 @@ pub(crate) struct LangRules {
     pub qualifiers: &'static [&'static str],
     /// Bare nouns that name a credential only right after a qualifier.
     pub qualified: &'static [(Category, &'static [&'static str])],
+    /// Files that hold API keys and the like, named as dotfiles (`.env`).
+    pub dotfiles: &'static [&'static str],
+    /// Phrases that say a nearby compound value carries a credential.
+    pub inline_only: &'static [&'static str],
+    /// Possessives (`your`) and predicates about a value (`contains`).
+    pub possessive: &'static [&'static str],
+    /// Whether the language usually leaves the possessive out (`暗証番号は
+    /// 生年月日と同じですか`), so that a property asks without one.
+    pub drops_possessives: bool,
+    pub properties: &'static [&'static str],
+    /// Copulas (`is`, `lautet`) and yes/no question words (`whether`).
+    pub copulas: &'static [&'static str],
+    pub whether: &'static [&'static str],
+    /// Phrases that show a security question is discussed.
+    pub security_question: &'static [&'static str],
+    /// Words that say a credential is left out, anywhere in its phrase.
+    pub redactions: &'static [&'static str],
+    /// Phrases that show a queue ticket is discussed.
+    pub queue: &'static [&'static str],
 }
 
 impl LangRules {
@@ -107,11 +169,16 @@ impl LangRules {
         conditional: &[],
         blockers: &[],
         not_requests: &[],
+        not_negations: &[],
         meta_before: &[],
         meta_after: &[],
+        which: &[],
         statements: &[],
         cues: &[],
         near_cues: &[],
+        back_cues: &[],
+        please: &[],
+        question_cues: &[],
         negations: &[],
         negation_scope: Scope::Forward,
         cues_follow_terms: false,
@@ -124,6 +191,16 @@ impl LangRules {
         own_cues: &[],
         qualifiers: &[],
         qualified: &[],
+        dotfiles: &[],
+        inline_only: &[],
+        possessive: &[],
+        drops_possessives: false,
+        properties: &[],
+        copulas: &[],
+        whether: &[],
+        security_question: &[],
+        redactions: &[],
+        queue: &[],
     };
 }
 
@@ -150,8 +227,12 @@ pub(crate) const LANGUAGES: &[&LangRules] = &[
 pub(crate) const CUE_GAP: u8 = 4;
 /// How many tokens may separate a term from a near cue.
 pub(crate) const NEAR_CUE_GAP: u8 = 1;
-/// How many tokens may separate a term from an ownership cue.
+/// How many tokens may separate a term from an ownership cue before it.
 pub(crate) const OWN_CUE_GAP: u8 = 3;
+/// How many tokens may separate the person's own secret from an ownership
+/// cue or a property after it (`the 6-digit password of the bank app
+/// starts with 19?`).
+pub(crate) const PROPERTY_GAP: u8 = 5;
 
 /// Adds every built-in rule to `builder`.
 pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
@@ -170,11 +251,16 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         }
         add(lang.blockers, Kind::Blocker);
         add(lang.not_requests, Kind::NotRequest);
+        add(lang.not_negations, Kind::NotNegation);
         add(lang.meta_before, Kind::MetaBefore);
         add(lang.meta_after, Kind::MetaAfter);
+        add(lang.which, Kind::Which);
         add(lang.statements, Kind::Statement);
-        add(lang.cues, Kind::Cue { gap: CUE_GAP, after: lang.cues_follow_terms });
-        add(lang.near_cues, Kind::Cue { gap: NEAR_CUE_GAP, after: true });
+        add(lang.cues, Kind::Cue { gap: CUE_GAP, before: true, after: lang.cues_follow_terms });
+        add(lang.near_cues, Kind::Cue { gap: NEAR_CUE_GAP, before: true, after: true });
+        add(lang.back_cues, Kind::Cue { gap: CUE_GAP, before: true, after: true });
+        add(lang.please, Kind::Cue { gap: NEAR_CUE_GAP, before: false, after: true });
+        add(lang.question_cues, Kind::Cue { gap: NEAR_CUE_GAP, before: true, after: false });
         add(lang.negations, Kind::Negation(lang.negation_scope));
         add(lang.card, Kind::Context(Context::Card));
         add(lang.otp, Kind::Context(Context::Otp));
@@ -185,6 +271,15 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         for &(category, specs) in lang.qualified {
             add(specs, Kind::Term(category, Sense::NeedsQualifier));
         }
+        add(lang.dotfiles, Kind::Term(Category::ApiKey, Sense::NeedsDot));
+        add(lang.inline_only, Kind::Term(Category::Password, Sense::InlineOnly));
+        add(lang.possessive, Kind::Possessive);
+        add(lang.properties, Kind::Property);
+        add(lang.copulas, Kind::Copula);
+        add(lang.whether, Kind::Whether);
+        add(lang.security_question, Kind::Context(Context::Question));
+        add(lang.redactions, Kind::Negation(Scope::Both));
+        add(lang.queue, Kind::Context(Context::Queue));
         add(lang.own, Kind::Own { cue: false });
         for spec in lang.own_cues {
             if spec.contains('#') {

@@ -2,6 +2,12 @@
 //! JSON Web Tokens, and payment card numbers (13 to 19 digits that pass the
 //! Luhn check). A field whose default (or one of whose options) holds such a
 //! value is fishing: a legitimate form never pre-fills a live secret.
+//!
+//! Also the shapes of text that show where a secret goes: a credential
+//! inside a compound value ([`inline_credential`]: `user:password@` in a URL,
+//! `password=…` or `secret_access_key = …`, an `Authorization: Bearer …`
+//! header line), and short quoted values that could be a guess at one
+//! ([`quoted_values`]: `Is 'hunter2' your password?`).
 
 use super::Category;
 
@@ -245,9 +251,63 @@ pub(crate) fn find(text: &str, out: &mut Vec<SecretValue>) {
     }
 }
 
-/// Whether `text` holds a URL with a password in it, as a value or as a
-/// template (`postgres://user:password@host/db`, `https://user:TOKEN@…`).
-pub(crate) fn userinfo_url(text: &str) -> bool {
+/// Whether `text` shows a credential inside a compound value, as a value or
+/// as a template: a URL with a password (`postgres://user:password@host/db`,
+/// `redis://:secret@cache`, `https://user:TOKEN@…`), a key-value pair
+/// whose key names a secret (`password=…`, `Password=...;`,
+/// `AWS_SECRET_ACCESS_KEY=…`, `_authToken=…`, `secret_access_key = ...`),
+/// or a header line that carries one (`Authorization: Bearer ...`,
+/// `X-API-Key: <key>`).
+pub(crate) fn inline_credential(text: &str) -> bool {
+    userinfo_url(text) || secret_assignment(text) || auth_header(text)
+}
+
+/// Header names that carry a credential (`Authorization: Bearer …`,
+/// `X-API-Key: …`), folded like keys.
+const SECRET_HEADERS: &[&str] =
+    &["authorization", "xapikey", "apikey", "xauthtoken", "privatetoken", "cookie"];
+
+/// A header line whose name carries a credential, followed by a value
+/// (`-H 'Authorization: Bearer ...'`).
+fn auth_header(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(':') {
+        let colon = from + at;
+        from = colon + 1;
+        let value = text[colon + 1..].trim_start_matches([' ', '\t']);
+        if value.is_empty()
+            || !value.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '$' | '<' | '.' | '{'))
+        {
+            continue;
+        }
+        let key = fold_key(&bytes[..colon]);
+        if SECRET_HEADERS.iter().any(|k| key.as_slice() == k.as_bytes()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The key that ends right before byte `end` of `before`, folded to
+/// lower-case letters and digits (`DB_PASSWORD` → `dbpassword`), at most
+/// 32 of them.
+fn fold_key(before: &[u8]) -> Vec<u8> {
+    let mut key = Vec::new();
+    for &b in before.iter().rev() {
+        if !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) || key.len() == 32 {
+            break;
+        }
+        if b.is_ascii_alphanumeric() {
+            key.push(b.to_ascii_lowercase());
+        }
+    }
+    key.reverse();
+    key
+}
+
+/// A URL whose user info holds a password (the user may be empty).
+fn userinfo_url(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut from = 0;
     while let Some(at) = text[from..].find("://") {
@@ -260,7 +320,6 @@ pub(crate) fn userinfo_url(text: &str) -> bool {
         if let Some(user_end) = authority.iter().position(|&b| b == b'@') {
             let userinfo = &authority[..user_end];
             if let Some(colon) = userinfo.iter().position(|&b| b == b':')
-                && colon > 0
                 && colon + 1 < userinfo.len()
             {
                 return true;
@@ -269,6 +328,108 @@ pub(crate) fn userinfo_url(text: &str) -> bool {
         from = start;
     }
     false
+}
+
+/// Key endings that name a secret, in a key folded to lower-case letters
+/// and digits (`DB_PASSWORD` → `dbpassword`).
+const SECRET_KEYS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "secretkey",
+    "accesskey",
+    "privatekey",
+    "credentials",
+];
+/// Short keys that name a secret only on their own (`pass=`, not `bypass=`).
+const SECRET_KEYS_EXACT: &[&str] = &["pass", "pw"];
+
+/// `key=value` (or `key = value`, as in an INI or TOML file) with a
+/// non-empty value and a key that names a secret.
+fn secret_assignment(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = text[from..].find('=') {
+        let eq = from + at;
+        from = eq + 1;
+        // Spaces around the sign, but on one line.
+        let after = text[eq + 1..].trim_start_matches([' ', '\t']);
+        // A value, or a placeholder for one (`...`, `<secret>`, `${TOKEN}`),
+        // not a remark (`password= (leave it empty)`).
+        let value = after.bytes().next().unwrap_or(b' ');
+        if !(value.is_ascii_alphanumeric() || b"$<.{\"'*_-/%[".contains(&value)) {
+            continue;
+        }
+        let key_end = bytes[..eq].iter().rposition(|&b| b != b' ' && b != b'\t').map_or(0, |i| i + 1);
+        let key = fold_key(&bytes[..key_end]);
+        if SECRET_KEYS.iter().any(|k| key.ends_with(k.as_bytes()))
+            || SECRET_KEYS_EXACT.iter().any(|k| key.as_slice() == k.as_bytes())
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Quote marks, opening and closing.
+const QUOTES: &[(char, char)] = &[
+    ('\'', '\''),
+    ('"', '"'),
+    ('`', '`'),
+    ('“', '”'),
+    ('„', '“'),
+    ('‘', '’'),
+    ('«', '»'),
+    ('「', '」'),
+    ('『', '』'),
+];
+
+/// The byte ranges of short quoted values in `text` that could be a guess
+/// at a secret (`'hunter2'`, `“Hangzhou2020”`, `「Osaka2020」`): 2 to 64
+/// characters without spaces between quote marks, not a name (`'ci-bot'`,
+/// `'DB_PASSWORD'`, `'prod.db'`); an apostrophe inside a word (`what's`)
+/// opens nothing.
+pub(crate) fn quoted_values(text: &str, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let quotish = |b: u8| matches!(b, b'\'' | b'"' | b'`' | 0xC2 | 0xE2 | 0xE3);
+    if !text.bytes().any(quotish) {
+        return;
+    }
+    let mut prev: Option<char> = None;
+    let mut chars = text.char_indices();
+    while let Some((at, c)) = chars.next() {
+        let opens = QUOTES.iter().find(|(open, _)| *open == c).map(|&(_, close)| close);
+        // Only the apostrophe is ambiguous: inside a word it opens nothing.
+        let apostrophe = c == '\'' && prev.is_some_and(char::is_alphanumeric);
+        prev = Some(c);
+        let Some(close) = opens.filter(|_| !apostrophe) else { continue };
+        let start = at + c.len_utf8();
+        let rest = &text[start..];
+        let Some(len) = rest.find(|x: char| x == close || x.is_whitespace()) else { continue };
+        let inner = rest[..len].chars().count();
+        let closed = rest[len..].starts_with(close);
+        let next = rest[len..].chars().nth(1);
+        let glued = close == '\'' && next.is_some_and(|n| n.is_ascii_alphanumeric());
+        if closed && (2..=64).contains(&inner) && !glued && guess_like(&rest[..len]) {
+            out.push((start, start + len));
+            prev = Some(close);
+            let skip = rest[..len + close.len_utf8()].chars().count();
+            for _ in 0..skip {
+                chars.next();
+            }
+        }
+    }
+}
+
+/// Whether a quoted value could be a password or a PIN rather than the name
+/// of something: no path, key or host punctuation, and a hyphenated value
+/// only with a digit (`Blue-Horse-7`, not `old-laptop`).
+fn guess_like(value: &str) -> bool {
+    !value.contains(['_', '/', '.', ':', '@', '=', '\\'])
+        && (!value.contains('-') || value.bytes().any(|b| b.is_ascii_digit()))
 }
 
 fn prefixed(bytes: &[u8], at: usize) -> Option<SecretValue> {
@@ -394,13 +555,46 @@ mod tests {
     }
 
     #[test]
-    fn urls_with_passwords() {
-        assert!(userinfo_url("e.g. postgres://admin:secret@db.internal:5432/main"));
-        assert!(userinfo_url("(mysql://user:pass@host:3306/app)"));
-        assert!(userinfo_url("https://user:TOKEN@github.com/org/repo.git"));
-        assert!(!userinfo_url("https://github.com/org/repo"));
-        assert!(!userinfo_url("http://localhost:8080/x?a=b@c"));
-        assert!(!userinfo_url("ssh://git@github.com/org/repo"));
+    fn credentials_inside_values() {
+        assert!(inline_credential("e.g. postgres://admin:secret@db.internal:5432/main"));
+        assert!(inline_credential("(mysql://user:pass@host:3306/app)"));
+        assert!(inline_credential("https://user:TOKEN@github.com/org/repo.git"));
+        assert!(inline_credential("redis://:yourpassword@cache:6379/0"));
+        assert!(inline_credential("jdbc:postgresql://db:5432/app?user=app&password=secret"));
+        assert!(inline_credential("(Server=...;Database=...;User Id=...;Password=...;)"));
+        assert!(inline_credential("the AWS_SECRET_ACCESS_KEY=... line"));
+        assert!(inline_credential("//registry.npmjs.org/:_authToken=${NPM_TOKEN}"));
+        assert!(!inline_credential("https://github.com/org/repo"));
+        assert!(!inline_credential("http://localhost:8080/x?a=b@c"));
+        assert!(!inline_credential("ssh://git@github.com/org/repo"));
+        assert!(!inline_credential("redis://cache:6379/0"));
+        assert!(!inline_credential("max_tokens=512, temperature=0.2"));
+        assert!(!inline_credential("password= (leave it empty)"));
+        assert!(!inline_credential("bypass=true"));
+        // INI and TOML files, and headers.
+        assert!(inline_credential("[s3-backup]\ntype = s3\nsecret_access_key = ..."));
+        assert!(inline_credential("-H 'Authorization: Bearer ...'"));
+        assert!(inline_credential("X-API-Key: <your key>"));
+        assert!(!inline_credential("region = eu-west-1\nacl = private"));
+        assert!(!inline_credential("Authorization: (leave empty)"));
+        assert!(!inline_credential("Content-Type: application/json"));
+    }
+
+    #[test]
+    fn quoted() {
+        let spans = |text: &str| {
+            let mut out = Vec::new();
+            quoted_values(text, &mut out);
+            out.into_iter().map(|(a, b)| text[a..b].to_owned()).collect::<Vec<_>>()
+        };
+        assert_eq!(spans("Is 'hunter2' your password?"), ["hunter2"]);
+        assert_eq!(spans("您的密码是“Hangzhou2020”吗？"), ["Hangzhou2020"]);
+        assert_eq!(spans("あなたのパスワードは「Osaka2020」ですか"), ["Osaka2020"]);
+        assert_eq!(spans("비밀번호가 'Seoul2020'입니까?"), ["Seoul2020"]);
+        assert_eq!(spans("What's your team's name?"), Vec::<String>::new());
+        assert_eq!(spans("Type 'a long sentence' here"), Vec::<String>::new());
+        assert_eq!(spans("Type \"DELETE\" or 'x'"), ["DELETE"]);
+        assert_eq!(spans("Is 'ci-bot' or 'DB_PASSWORD' it? 'Blue-Horse-7'"), ["Blue-Horse-7"]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Turkish. Suffixes glue to nouns (`şifrenizi`, `kodunu`), so the main
-//! nouns are stems; the verb comes last and negation is a suffix of the verb,
-//! so negations reach both ways.
+//! nouns are stems, and the possessive is a suffix (`*niz`); the verb comes
+//! last and negation is a suffix of the verb, so negations reach both ways.
 
 use super::LangRules;
 use crate::credential::Category::*;
@@ -10,36 +10,57 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "tr",
     terms: &[
-        (Password, &["şifre*", "parola*", "giriş bilgileri*", "kimlik bilgileri*"]),
+        (Password, &[
+            "şifre*", "parola*", "giriş bilgileri*", "kimlik bilgileri*", "kızlık soyad*", "annenizin kızlık*",
+            "güvenlik sorusunun cevab*", "güvenlik cevab*", "gizli cevab*", "ilk evcil hayvan*", "ilk okul*",
+            "çocukluk arkadaş*", "evcil hayvanınızın adı", "evcil hayvanınızın ismi", "evcil hayvanının adı",
+        ]),
         (Passphrase, &["parola cümle*", "şifre cümle*", "parola ifade*"]),
-        (ApiKey, &["api anahtar*", "gizli anahtar*", "erişim anahtar*"]),
+        (ApiKey, &[
+            "api anahtar*", "gizli anahtar*", "erişim anahtar*", "env dosyası", "env dosyasının",
+            "env dosyasini", "env dosyanızın", "kısıtlı anahtar*",
+        ]),
         (AccessToken, &[
             "erişim token*", "erişim belirteç*", "erisim belirteci*", "kimlik doğrulama belirteç*",
-            "tokeninizi", "tokeninizi", "tokenı", "tokeni", "tokenini", "oturum belirteç*",
+            "tokeninizi", "tokenı", "tokeni", "tokenini", "oturum belirteç*", "dağıtım token*",
+            "yayınlama token*", "bot token*", "token", "tokenını", "tokenınızı", "tokenınız", "tokeniniz",
+            "tokenin", "tokenın", "tokenim", "tokenım", "tokenimi", "tokenımı", "tokenla", "tokenle",
+            "tokenlar", "tokenler",
         ]),
-        (ClientSecret, &["istemci sırrı*", "istemci gizli*", "uygulama sırrı*"]),
+        (ClientSecret, &[
+            "istemci sırrı*", "istemci gizli*", "uygulama sırrı*", "imzalama sırrı*", "imza sırrı*",
+            "webhook sırrı*", "api sırrı*", "imzalama gizli*",
+        ]),
         (PrivateKey, &["özel anahtar*"]),
         (RecoveryPhrase, &[
             "kurtarma ifade*", "kurtarma cümle*", "tohum ifade*", "gizli kurtarma*", "seed ifade*",
-            "kurtarma kelime*", "anımsatıcı ifade*", "yedek ifade*",
+            "kurtarma kelime*", "anımsatıcı ifade*", "yedek ifade*", "kurtarma anahtar*",
         ]),
         (SessionCookie, &["oturum çerez*"]),
         (OneTimeCode, &[
             "doğrulama kod*", "tek kullanımlık kod*", "tek kullanımlık şifre*", "tek kullanımlık parola*",
             "onay kod*", "sms kod*", "2fa kod*", "giriş kod*", "gönderilen kod*", "gönderdiğimiz kod*",
-            "tek seferlik kod*", "tek seferlik şifre*", "doğrulama şifre*",
+            "tek seferlik kod*", "tek seferlik şifre*", "doğrulama şifre*", "yedek kod*", "kurtarma kod*",
         ]),
         (Pin, &["pin kod*", "pin numara*", "pininizi", "pinini", "pin şifre*"]),
         (CardNumber, &["kart numara*", "kredi kart*", "banka kart*", "kart bilgi*", "banka kartı*"]),
         (CardExpiry, &["kartın son kullanma*", "kart son kullanma*"]),
         (CardSecurityCode, &["cvv kod*", "cvc kod*", "kartın arkasındaki*"]),
-        (ApiKey, &["env dosyası", "env dosyasının", "env dosyasini", "env dosyanızın", "kısıtlı anahtar*"]),
-        (AccessToken, &["dağıtım token*", "yayınlama token*", "bot token*", "token*"]),
+        (Pin, &[
+            "kilit açma kod*", "kilit kodu*", "ekran kilidi*", "kilit açma şifre*",
+        ]),
+        (Pin, &[
+            "kart şifre*", "kartınızın şifre*", "kartının şifre*", "banka kartı şifre*", "atm şifre*",
+            "4 haneli şifre*", "6 haneli şifre*",
+        ]),
+        (AccessToken, &["authorization başlığ*", "yetkilendirme başlığ*", "authorization header*"]),
+        (CardNumber, &["kartın üzerindeki 16 hane*", "16 haneli kart numara*", "kartınızdaki 16 hane*"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodunu", "kodunuzu", "kodu girin"]),
         (CardSecurityCode, Sense::CardOrOtp, &["güvenlik kod*"]),
         (CardExpiry, Sense::NeedsCard, &["son kullanma tarih*", "geçerlilik tarih*", "son kullanma*"]),
+        (Password, Sense::NeedsQuestion, &["cevap*", "cevab*", "yanıt*"]),
     ],
     blockers: &[
         "posta kod*", "indirim kod*", "promosyon kod*", "kupon kod*", "kaynak kod*", "hediye kart*",
@@ -47,23 +68,30 @@ pub(super) const RULES: LangRules = LangRules {
         "referans kod*", "davet kod*", "ürün kod*", "üyelik kart*", "sim kart*", "ekran kart*",
         "hafıza kart*", "kimlik kart*", "trello kart*", "sadakat kart*", "biniş kart*", "kartvizit*",
         "ev anahtar*", "araba anahtar*", "açık anahtar*", "genel anahtar*", "usb bellek*", "haritaya pin*",
-        "pinle*", "sabitle*", "şifrele*", "şifreli*", "una parola", "la parola", "parola chiave",
-        "parola del", "parola in", "ogni parola", "nuova parola", "parola da", "questa parola",
+        "pinle*", "sabitle*", "şifreli*", "una parola", "la parola", "parola chiave", "parola del",
+        "parola in", "ogni parola", "nuova parola", "parola da", "questa parola", "şifreleme*", "şifrelen*",
+        "şifreleyin", "şifreledi*", "şifrelemek", "şifresiz", "parolasız",
     ],
-    not_requests: &["göndereceğiz", "tekrar gönder*"],
-    meta_before: &["minimum", "maksimum", "en az", "en fazla", "kaç", "hangi", "unuttum"],
+    not_requests: &["göndereceğiz", "tekrar gönder*", "haber verin", "bana haber verin", "haber ver"],
+    meta_before: &["minimum", "maksimum", "en az", "en fazla", "kaç", "unuttum"],
     statements: &[],
     meta_after: &[
         "yönetici*", "uzunlu*", "politika*", "unut*", "sıfırla*", "sınır*", "limit*", "değiştir*",
         "gereksinim*", "kural*", "süresi*", "güç*", "yenile*", "iptal*", "sayı*", "bütçe*", "tür*", "adı",
-        "ismi", "etiket*", "kaydet*", "hatırla*", "oluşturucu*",
+        "ismi", "etiket*", "kaydet*", "hatırla*", "oluşturucu*", "bir ad", "ad verin", "silin", "iptal",
+        "oluşturun", "oluşturup", "oluşturduktan", "bir başlık", "bir isim", "geçerli mi", "hâlâ geçerli",
+        "geçerliliği", "kimliği", "id si", "idsi",
     ],
     cues: &[
         "girin", "giriniz", "girmeniz", "girmelisiniz", "gir", "yazın", "yazınız", "yaz", "yapıştırın",
         "yapıştır", "paylaşın", "paylaş", "gönderin", "gönder", "belirtin", "sağlayın", "iletin", "nedir",
         "lütfen girin", "bildirin", "verin", "söyleyin", "söyle", "ihtiyacımız var", "gerekiyor", "tuşlayın",
+        "neydi", "ekleyin", "ekle", "yükleyin", "iliştirin", "ile giriş yapın", "yollayın",
+        "gönderir misiniz", "verir misiniz", "söyler misiniz", "kopyala", "kopyalayın", "kopyalayıp",
+        "yapıştırır mısın", "yapıştırır mısınız", "gönderir misin", "paylaşır mısın", "paylaşır mısınız",
+        "yazar mısın", "yazar mısınız", "verir misin", "söyler misin", "iletir misin", "iletir misiniz",
     ],
-    near_cues: &["onaylayın", "seçin", "belirleyin", "oluşturun", "gerekli", "zorunlu"],
+    near_cues: &["onaylayın", "seçin", "belirleyin", "gerekli", "zorunlu", "seçiniz", "seç", "işaretleyin"],
     negations: &[
         "asla", "paylaşmayın", "girmeyin", "vermeyin", "söylemeyin", "göndermeyin", "yazmayın", "değil",
         "gerekmez", "istemeyiz", "istemez", "sormayız", "sormaz", "olmadan", "kimseyle", "paylaşmayınız",
@@ -71,13 +99,53 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Both,
     cues_follow_terms: true,
     card: &["kart*", "kart sahibi*"],
-    otp: &[
-        "gönderilen", "gönderdiğimiz", "gönderildi", "sms", "haneli", "doğrulayıcı", "doğrulama", "mesaj*",
-    ],
+    otp: &["gönderilen", "gönderdiğimiz", "gönderildi", "sms", "haneli", "doğrulayıcı", "doğrulama", "mesaj*"],
     address: &["adres*", "teslimat*", "şehir", "mahalle*", "ilçe*", "sokak*"],
     map: &["harita*", "konum*"],
-    carriers: &["bağlantı dizesi", "bağlantı dizesini", "bağlantı dizgesi*", "veritabanı url*", "bağlantı url*", "yapılandırma dosyası*"],
-    own: &["mevcut", "şu anki", "geçerli", "şimdiki"],
-    own_cues: &["bunlardan biri", "listeden", "ile başlıyor", "ile bitiyor", "kelime #", "#. kelime", "ilk harf*", "son harf*", "ilk hane*", "son hane*", "ilk rakam*", "son rakam*", "ilk karakter*", "son karakter*"],
+    carriers: &[
+        "bağlantı dizesi", "bağlantı dizesini", "bağlantı dizgesi*", "veritabanı url*", "bağlantı url*",
+        "yapılandırma dosyası*", "bağlantı adres*", "bağlantı cümle*", "mysql adres*", "satır*", "değişken*",
+        "bölüm*", "kısm*", "blok*", "ortam değişken*", "istek*", "isteği", "request",
+    ],
+    own: &[
+        "mevcut", "şu anki", "geçerli", "şimdiki", "kullanıyorsunuz", "kullanıyorsun", "kullandığınız",
+        "kullandığın",
+    ],
+    own_cues: &[
+        "bunlardan biri", "listeden", "ile başlıyor", "ile bitiyor", "kelime #", "#. kelime", "ilk harf*",
+        "son harf*", "ilk hane*", "son hane*", "ilk rakam*", "son rakam*", "ilk karakter*", "son karakter*",
+        "bunlardan hangisi", "#. kelime*", "birinci kelime*", "ikinci kelime*", "üçüncü kelime*",
+        "dördüncü kelime*", "beşinci kelime*", "altıncı kelime*", "yedinci kelime*", "sekizinci kelime*",
+        "dokuzuncu kelime*", "onuncu kelime*", "son iki hane*", "son üç hane*", "son iki rakam*",
+        "ilk iki hane*", "ikinci karakter*", "# kelime*", "aşağıdakilerden hangisi", "ile mi başlıyor",
+        "karakterlerini", "karakterini", "harflerini", "harfini", "rakamlarını", "hanesini",
+    ],
+    please: &["lütfen"],
+    which: &["hangi"],
+    possessive: &[
+        "*niz", "*nizi", "*nizin", "*niza", "*nizda", "*nizdaki", "*nizdan", "*nizla", "*nuz", "*nuzu",
+        "*nuzun", "*nuza", "*nuzda", "*nuzdaki", "sizin", "senin",
+    ],
+    properties: &[
+        "ile mi başlıyor", "ile mi bitiyor", "içeriyor mu", "içeriyor", "hangisi", "karakterden uzun mu",
+        "karakterden fazla mı", "karakterden kısa mı", "en az", "en fazla", "karakter mi", "karakterli mi",
+        "haneli mi", "karakterden fazla mi", "aynı mı", "ile aynı", "doğum yıl*", "doğum tarih*",
+        "doğum gün*", "telefon numara*",
+    ],
+    copulas: &["mi", "mı", "mu", "mü", "midir", "mıdır", "mudur", "müdür"],
+    whether: &["mi", "mı", "mu", "mü", "olup olmadığını"],
+    security_question: &[
+        "güvenlik soru*", "gizli soru*", "kızlık soyad*", "ilk evcil hayvan*", "ilk okul*",
+        "çocukluk arkadaş*", "doğduğunuz şehir*",
+    ],
+    inline_only: &[
+        "şifresiyle birlikte", "şifre dahil", "parolasıyla birlikte", "başlıklarıyla birlikte",
+        "başlıklar dahil", "header dahil", "headerlar dahil", "tüm başlıklar*", "anahtarlarıyla birlikte",
+        "anahtarlar dahil", "başlığıyla birlikte", "başlığı dahil", "başlıklarıyla", "header ile",
+    ],
+    redactions: &[
+        "kaldırılmış", "kaldırarak", "gizlenmiş", "gizleyerek", "maskelenmiş", "maskeleyerek", "silinmiş",
+        "silerek", "çıkarılmış", "çıkararak", "sansürlenmiş",
+    ],
     ..LangRules::EMPTY
 };
