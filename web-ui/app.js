@@ -6,6 +6,7 @@
 import { api, el } from "./dom.js";
 import { startInbox } from "./inbox.js";
 import { isAdmin, renderNav, selectedMembership } from "./nav.js";
+import { time } from "./ui.js";
 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -17,7 +18,7 @@ function linkToken() {
 
 function show(...nodes) {
   app.replaceChildren(...nodes);
-  app.focus();
+  app.focus({ preventScroll: true }); // for assistive technology; the bar stays in view
 }
 
 /** A form whose fields are [name, label, type, help?]; shows field errors next to fields. */
@@ -98,8 +99,17 @@ function holdOff(button, label, seconds, banner) {
   tick();
 }
 
+/**
+ * The signed-in account, or null. Asks `/session` first, which answers 200 either way: a
+ * signed-out visit then makes no failed request (the browser would log a 401 as an error).
+ */
 async function me() {
-  try { return await api("GET", "/me"); } catch { return null; }
+  try {
+    const { signed_in: signedIn } = await api("GET", "/session");
+    return signedIn ? await api("GET", "/me") : null;
+  } catch {
+    return null;
+  }
 }
 
 const pages = {
@@ -151,7 +161,8 @@ const pages = {
     } catch (error) {
       return show(el("section", { class: "card" }, el("h1", {}, "This invite cannot be used"), el("p", {}, error.message)));
     }
-    const intro = `Join ${invite.org.name} as ${invite.role} (${invite.email}).`;
+    // The same date format as everywhere else in the dashboard (ui.js time()).
+    const intro = [`Join ${invite.org.name} as ${invite.role} (${invite.email}). The link works until `, time(invite.expires_at), "."];
     const account = await me();
     if (account?.user.email === invite.email) {
       return show(el("section", { class: "card" }, el("h1", {}, "Accept the invite"), el("p", {}, intro),
@@ -163,7 +174,7 @@ const pages = {
     // Herald does not say whether this email has an account (that would tell whoever holds
     // the link): one form serves both, and the answer decides.
     const elsewhere = account ? ` You are signed in as ${account.user.email}; joining signs you in as ${invite.email}.` : "";
-    show(form("Accept the invite", intro + elsewhere, [
+    show(form("Accept the invite", [...intro, elsewhere], [
       ["name", "Your name", "text", "For a new account. An existing account keeps its name."],
       ["password", "Password", "password",
         `New to Herald: choose one of at least 10 characters. Already have an account for ${invite.email}: its password.`],
@@ -207,7 +218,7 @@ async function orgPage([file, adminOnly]) {
     const mount = el("div", { class: "page-root" });
     app.replaceChildren(mount);
     await module.default(mount, { org: membership.org.slug, role: membership.role, account, membership });
-    if (initial) app.focus();
+    if (initial) app.focus({ preventScroll: true }); // for assistive technology; the bar stays in view
   };
   const redraw = (membership) => draw(membership).catch(failed);
   renderNav(nav, account, redraw);

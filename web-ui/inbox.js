@@ -4,6 +4,8 @@
 // shown as plain text (textContent), never as markup.
 
 import { api, el } from "./dom.js";
+import { declineMeaning, duration, explain } from "./explain.js";
+import { confirmButton, time } from "./ui.js";
 
 const RECONNECT_MAX_MS = 30_000;
 /** The close code for "too many open dashboards for this person" (api/ws.rs). */
@@ -19,8 +21,10 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
   const empty = el("p", { class: "muted" }, "Nothing is waiting for you. Questions from servers appear here as they are asked.");
   const live = el("div", { class: "sr-only", "aria-live": "polite", role: "status" });
   const notices = el("div", { class: "notices" });
+  // Notes: what Herald's policy answered for the person, until they dismiss them.
+  const notes = startNotes();
   const status = el("p", { class: "status muted", "aria-live": "polite" });
-  root.replaceChildren(el(level, {}, title), status, notices, empty, list, live);
+  root.replaceChildren(el(level, {}, title), status, notices, notes.node, empty, list, live);
   let stopped = false;
 
   const updateCount = () => {
@@ -58,12 +62,13 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
     socket.addEventListener("open", () => {
       backoff = 1000;
       status.textContent = "";
-      // The server resends everything pending: start from a clean slate.
+      // The server resends everything pending, and the open notes: start from a clean slate.
       for (const id of [...cards.keys()]) {
         clearInterval(cards.get(id).timer);
         cards.get(id).node.remove();
         cards.delete(id);
       }
+      notes.clear();
       updateCount();
     });
     socket.addEventListener("message", (event) => {
@@ -82,8 +87,14 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
         case "elicitation.resolved":
           remove(message.id, endingNote(message));
           break;
+        case "elicitation.explained":
+          notes.add(message);
+          break;
+        case "note.dismissed":
+          message.ids?.forEach((id) => notes.gone(id));
+          break;
         case "ack":
-          remove(message.id, "Sent.");
+          remove(message.id, sentNote(cards.get(message.id)));
           break;
         case "error":
           cards.get(message.id)?.showError(message);
@@ -124,29 +135,165 @@ function endingNote({ decided_by, reason, action }) {
   if (decided_by === "timeout") return "This question expired.";
   if (decided_by === "server") return "The server withdrew this question.";
   if (decided_by === "caller") return "The agent that asked is gone, so the question was cancelled.";
-  if (decided_by === "policy") return `Ended by your organisation's policy (${reason}).`;
+  if (decided_by === "policy") return "Your organisation's policy ended this question; the note above says why.";
   return `This question ended (${reason ?? action}).`;
+}
+
+/** What the person's own answer did, once Herald has it. */
+function sentNote(card) {
+  const record = card?.record;
+  switch (card?.sent) {
+    case "decline": {
+      const secs = record?.policy?.decline_remembered_secs;
+      return `Declined. Herald will decline this question for you if ${record?.server?.name ?? "the server"} asks it again` +
+        (secs ? ` within ${duration(secs)}.` : ".");
+    }
+    case "cancel": return "Dismissed, without an answer.";
+    case "accept": return record?.mode === "url" ? "Sent. The server hears that you agreed to open the address." : "Sent.";
+    default: return "Sent.";
+  }
+}
+
+/**
+ * The notes about what the policy answered for the person. Notes of one
+ * server, rule and organisation are one note with a count (a muted server that
+ * keeps asking is one line, not a hundred); dismissing it dismisses them all,
+ * here and, through the server, in every other tab.
+ */
+function startNotes() {
+  const node = el("section", { class: "notes", "aria-label": "What Herald answered for you", hidden: true });
+  const groups = new Map(); // key -> { records: Map(id -> record), node }
+  const byId = new Map(); // id -> key
+  const adminOrgs = () => (document.body.dataset.adminOrgs ?? "").split(" ");
+
+  const draw = (key) => {
+    const group = groups.get(key);
+    const records = [...group.records.values()].sort((a, b) => String(b.resolved_at).localeCompare(String(a.resolved_at)));
+    const latest = records[0];
+    const words = explain(latest);
+    const org = latest.org;
+    const say = el("p", { class: "muted", role: "status" });
+    const busy = (button, work) => async () => {
+      button.disabled = true;
+      say.textContent = "";
+      try { await work(); } catch (error) { say.textContent = error.message; button.disabled = false; }
+    };
+    const dismissAll = () => Promise.all(records.map((r) =>
+      api("POST", `/orgs/${encodeURIComponent(org)}/elicitations/${encodeURIComponent(r.id)}/dismiss-note`)));
+    const actions = [];
+    for (const way of words.ways) {
+      if (way === "ask_again") {
+        const b = el("button", { type: "button" }, "Ask me again");
+        b.addEventListener("click", busy(b, async () => {
+          await Promise.all(records.map((r) =>
+            api("POST", `/orgs/${encodeURIComponent(org)}/elicitations/${encodeURIComponent(r.id)}/ask-again`)));
+          say.textContent = `${latest.server.name} will be asked again next time.`;
+          await dismissAll();
+        }));
+        actions.push(b);
+      }
+      if (way === "unmute") {
+        const b = el("button", { type: "button", class: "quiet" }, `Unmute ${latest.server.name}`);
+        b.addEventListener("click", busy(b, async () => {
+          try {
+            await api("DELETE", `/orgs/${encodeURIComponent(org)}/mutes/${encodeURIComponent(latest.server.slug)}`);
+          } catch (error) {
+            if (error.problem?.status !== 404) throw error; // already unmuted
+          }
+          say.textContent = `${latest.server.name} is unmuted.`;
+        }));
+        actions.push(b);
+      }
+      const admin = adminOrgs().includes(org);
+      if (way === "cut_off" && admin) {
+        actions.push(cutOffControl(org, latest.server, (text) => { say.textContent = text; }));
+      }
+      if (way === "policy" && admin) actions.push(el("a", { href: "/admin/policy", class: "button-link" }, "Review the policy"));
+      if (way === "servers" && admin) actions.push(el("a", { href: "/admin/servers", class: "button-link" }, "Go to Servers"));
+    }
+    const dismiss = el("button", { type: "button", class: "quiet" }, records.length > 1 ? "Dismiss these notes" : "Dismiss note");
+    dismiss.addEventListener("click", busy(dismiss, dismissAll));
+    const more = records.length > 1 ? ` · ${records.length} questions like this` : "";
+    const titleId = `note-${latest.id}`;
+    const fresh = el("article", { class: "note", "aria-labelledby": titleId, "data-rule": words.rule ?? "" },
+      el("h2", { id: titleId }, words.title),
+      el("p", {}, words.text),
+      words.advice ? el("p", { class: "muted" }, words.advice) : null,
+      el("p", { class: "muted small" }, latest.server.name, latest.tool ? ` · ${latest.tool}` : "", " · ",
+        time(latest.resolved_at), more),
+      el("div", { class: "actions" }, actions, dismiss),
+      say);
+    if (group.node) group.node.replaceWith(fresh); else node.prepend(fresh);
+    group.node = fresh;
+    node.hidden = false;
+  };
+
+  return {
+    node,
+    add(record) {
+      const key = `${record.org}\u0000${record.server?.slug}\u0000${record.reason}`;
+      if (!groups.has(key)) groups.set(key, { records: new Map(), node: null });
+      const group = groups.get(key);
+      group.records.set(record.id, record);
+      byId.set(record.id, key);
+      draw(key);
+      // The newest note goes on top.
+      if (node.firstChild !== group.node) node.prepend(group.node);
+    },
+    gone(id) {
+      const key = byId.get(id);
+      if (key === undefined) return;
+      byId.delete(id);
+      const group = groups.get(key);
+      group.records.delete(id);
+      if (group.records.size) return draw(key);
+      group.node.remove();
+      groups.delete(key);
+      node.hidden = groups.size === 0;
+    },
+    clear() {
+      groups.clear();
+      byId.clear();
+      node.replaceChildren();
+      node.hidden = true;
+    },
+  };
 }
 
 function renderNotice(notice) {
   const node = el("div", { class: "notice", role: "alert" }, el("p", {}, notice.message));
   const adminOrgs = (document.body.dataset.adminOrgs ?? "").split(" ");
   if (notice.kind === "credential_ask_blocked" && notice.server && adminOrgs.includes(notice.org)) {
-    const cut = el("button", { type: "button", class: "quiet", onclick: async () => {
-      cut.disabled = true;
-      try {
-        await api("POST", `/orgs/${encodeURIComponent(notice.org)}/servers/${encodeURIComponent(notice.server.slug)}/cut-off`,
-          { reason: "asked for a credential" });
-        node.append(el("p", { class: "muted" }, `${notice.server.name} is cut off for the organisation.`));
-      } catch (error) {
-        node.append(el("p", { class: "error" }, error.message));
-        cut.disabled = false;
-      }
-    } }, `Cut ${notice.server.name} off for everyone`);
-    node.append(cut);
+    const say = el("p", { class: "muted", role: "status" });
+    node.append(cutOffControl(notice.org, notice.server, (text) => { say.textContent = text; }), say);
   }
   node.append(el("button", { type: "button", class: "quiet", onclick: () => node.remove() }, "Dismiss notice"));
   return node;
+}
+
+/**
+ * An admin's one-click cut-off of `server` in `org`: destructive and for
+ * everyone, so it asks once more, in place, before it is done (the
+ * dashboard's one confirmation, `confirmButton`). `tell(text)` reports the outcome.
+ */
+function cutOffControl(org, server, tell) {
+  const control = confirmButton(`Cut ${server.name} off for everyone`,
+    `Really cut ${server.name} off for everyone in the organisation? Its calls stop at once and its questions are ` +
+      "cancelled, until an admin restores it.",
+    "Cut off",
+    async () => {
+      try {
+        await api("POST", `/orgs/${encodeURIComponent(org)}/servers/${encodeURIComponent(server.slug)}/cut-off`,
+          { reason: "asked for a credential" });
+      } catch (error) {
+        tell(error.message);
+        return false;
+      }
+      control.replaceChildren();
+      tell(`${server.name} is cut off for the organisation.`);
+      return true;
+    });
+  return control;
 }
 
 function hostOf(url) {
@@ -174,17 +321,28 @@ function renderCard(record, send) {
   node.append(header);
   const warning = record.policy?.credential_warning;
   if (warning?.length) {
+    // What the detector found, in its own words (which field, which rule).
+    const found = [...new Set(warning.map((hit) => hit.explanation).filter(Boolean))];
     node.append(el("div", { class: "warning", role: "alert" },
       el("strong", {}, "This looks like a request for a credential. "),
-      "Herald's policy lets it through with this warning. Never type passwords, keys or codes into a server's form."));
+      "Herald's policy lets it through with this warning. Never type passwords, keys or codes into a server's form.",
+      found.length ? el("p", {}, "Herald found:") : null,
+      found.length ? el("ul", { class: "found" }, found.map((text) => el("li", {}, text))) : null));
   }
   node.append(message, banner);
 
-  const respond = (action, content) => send({ type: "respond", id: record.id, action, ...(content ? { content } : {}) });
+  const card = { record, node, timer, sent: null };
+  const respond = (action, content) => {
+    card.sent = action;
+    send({ type: "respond", id: record.id, action, ...(content ? { content } : {}) });
+  };
+  // Before a click: Decline is remembered, Dismiss is not.
+  const meaningId = `q-${record.id}-meaning`;
+  const meaning = el("p", { class: "help meaning", id: meaningId }, declineMeaning(record));
   const fieldErrors = {};
   let collect = () => null;
   if (record.mode === "url") {
-    node.append(renderUrl(record, respond));
+    node.append(renderUrl(record, respond, meaningId), meaning);
   } else {
     const fields = record.form?.fields ?? [];
     const controls = fields.map((field) => renderField(record.id, field, fieldErrors));
@@ -205,8 +363,9 @@ function renderCard(record, send) {
     } }, controls.map((c) => c.node),
       el("div", { class: "actions" },
         el("button", { type: "submit" }, "Submit"),
-        el("button", { type: "button", class: "quiet", onclick: () => respond("decline") }, "Decline"),
-        el("button", { type: "button", class: "quiet", onclick: () => respond("cancel") }, "Dismiss")));
+        el("button", { type: "button", class: "quiet", "aria-describedby": meaningId, onclick: () => respond("decline") }, "Decline"),
+        el("button", { type: "button", class: "quiet", "aria-describedby": meaningId, onclick: () => respond("cancel") }, "Dismiss")),
+      meaning);
     node.append(formNode);
   }
   node.append(el("div", { class: "actions secondary" },
@@ -221,8 +380,7 @@ function renderCard(record, send) {
     } }, `Mute ${record.server.name}`)));
   node.addEventListener("keydown", (e) => { if (e.key === "Escape") respond("cancel"); });
 
-  return {
-    record, node, timer,
+  return Object.assign(card, {
     showError(error) {
       let placed = false;
       for (const { field, message: text } of error.errors ?? []) {
@@ -230,10 +388,10 @@ function renderCard(record, send) {
       }
       if (!placed) { banner.textContent = error.detail; banner.hidden = false; }
     },
-  };
+  });
 }
 
-function renderUrl(record, respond) {
+function renderUrl(record, respond, meaningId) {
   let parsed;
   try { parsed = new URL(record.url); } catch { parsed = null; }
   const shown = parsed
@@ -249,8 +407,8 @@ function renderUrl(record, respond) {
       window.open(record.url, "_blank", "noopener,noreferrer");
       respond("accept");
     } }, "Open in a new tab"),
-    el("button", { type: "button", class: "quiet", onclick: () => respond("decline") }, "Decline"),
-    el("button", { type: "button", class: "quiet", onclick: () => respond("cancel") }, "Dismiss")));
+    el("button", { type: "button", class: "quiet", "aria-describedby": meaningId, onclick: () => respond("decline") }, "Decline"),
+    el("button", { type: "button", class: "quiet", "aria-describedby": meaningId, onclick: () => respond("cancel") }, "Dismiss")));
   return box;
 }
 

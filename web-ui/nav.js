@@ -1,6 +1,7 @@
 // The navigation bar: the organisation switcher (the selected org is kept in
 // localStorage and used by every org-scoped page), links to the pages (admin
-// pages only for admins and owners of the selected org), and sign-out.
+// pages only for admins and owners of the selected org), and sign-out; on a
+// narrow screen all of it folds behind a menu button.
 
 import { api, el } from "./dom.js";
 
@@ -23,9 +24,38 @@ function link(href, label) {
   return el("li", {}, el("a", { href, "aria-current": here ? "page" : null }, label));
 }
 
+/**
+ * On a narrow screen the bar folds into a menu: index.html's disclosure button shows and hides
+ * `nav` (styles.css hides it there until opened). Escape closes it (focus back on the button),
+ * and so does following one of its links; the wide layout never shows the button.
+ */
+function menu(nav) {
+  const toggle = document.getElementById("menu-toggle");
+  if (!toggle || toggle.dataset.ready) return toggle;
+  toggle.dataset.ready = "true";
+  const open = (yes) => {
+    toggle.setAttribute("aria-expanded", String(yes));
+    nav.classList.toggle("open", yes);
+  };
+  toggle.addEventListener("click", () => open(toggle.getAttribute("aria-expanded") !== "true"));
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || toggle.getAttribute("aria-expanded") !== "true") return;
+    // Focus inside the menu goes back to its button; elsewhere it stays where it is.
+    const inBar = toggle.parentElement.contains(document.activeElement);
+    open(false);
+    if (inBar) toggle.focus();
+  });
+  nav.addEventListener("click", (event) => { if (event.target.closest("a[href]")) open(false); });
+  // A page restored from the back/forward cache comes back closed, as a fresh one would.
+  addEventListener("pageshow", (event) => { if (event.persisted) open(false); });
+  return toggle;
+}
+
 /** Draws the bar for `account`; `onSwitch(membership)` runs after the org changes. */
 export function renderNav(nav, account, onSwitch) {
   nav.replaceChildren();
+  const toggle = menu(nav);
+  if (toggle) toggle.hidden = !account;
   if (!account) return;
   const current = selectedMembership(account);
   const parts = [];

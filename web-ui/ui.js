@@ -74,21 +74,29 @@ export async function busy(buttons, work) {
 }
 
 /**
- * A button that asks before doing something destructive: the first click shows
- * "question [confirm] [Cancel]" in its place; `onConfirm` runs with the confirm button busy.
+ * A destructive action that asks first, in the page: the button (styled as dangerous) turns into
+ * "question [confirm] [Keep]" where it stood. The question names the thing and what happens to it;
+ * focus lands on Keep, the safe choice, and Keep or Escape puts the button back. `onConfirm` runs
+ * with both buttons busy; when it returns false (it failed) the button comes back.
  */
-export function confirmButton(label, question, confirmLabel, onConfirm, { accessibleName } = {}) {
+export function confirmButton(label, question, confirmLabel, onConfirm, { accessibleName, keepLabel = "Keep" } = {}) {
   const wrap = el("span", { class: "confirm" });
-  const start = el("button", { type: "button", class: "quiet", "aria-label": accessibleName ?? null }, label);
+  const start = el("button", { type: "button", class: "quiet danger", "aria-label": accessibleName ?? null }, label);
   const reset = () => { wrap.replaceChildren(start); start.focus(); };
   start.addEventListener("click", () => {
-    const yes = el("button", { type: "button", class: "danger" }, confirmLabel);
-    const no = el("button", { type: "button", class: "quiet", onclick: reset }, "Cancel");
+    const qid = uid("confirm");
+    const yes = el("button", { type: "button", class: "danger", "aria-describedby": qid }, confirmLabel);
+    const no = el("button", { type: "button", class: "quiet", "aria-describedby": qid, onclick: reset }, keepLabel);
     yes.addEventListener("click", () => busy([yes, no], async () => {
       if ((await onConfirm()) === false) reset();
     }));
-    wrap.replaceChildren(el("span", { class: "confirm-q" }, question), " ", yes, " ", no);
-    yes.focus();
+    const asking = el("span", { class: "confirm-ask", role: "group", "aria-labelledby": qid, onkeydown: (event) => {
+      if (event.key !== "Escape" || yes.disabled) return;
+      event.stopPropagation();
+      reset();
+    } }, el("span", { class: "confirm-q", id: qid }, question), " ", yes, " ", no);
+    wrap.replaceChildren(asking);
+    no.focus();
   });
   wrap.append(start);
   return wrap;

@@ -28,9 +28,16 @@ async function ask(service, environment = "staging") {
   return { call, id, card };
 }
 
+// What the card says once Herald has the person's answer: a decline is
+// remembered (and says so), a dismissal is not.
+const SAID = {
+  decline: /^Declined\. Herald will decline this question for you if Demo Server asks it again within 1 day\.$/,
+  cancel: /^Dismissed, without an answer\.$/,
+};
+
 async function assertEnded(id, card, expected) {
   // The card leaves a note (it is removed a few seconds later: see the book_table test).
-  await card.getByRole("note").filter({ hasText: "Sent." }).waitFor();
+  await card.getByRole("note").filter({ hasText: SAID[expected.action] }).waitFor();
   const record = await elicitation(id);
   assert.equal(record.status, "resolved");
   assert.deepEqual({ action: record.action, decided_by: record.decided_by, reason: record.reason }, expected);

@@ -71,7 +71,7 @@ test("answers from two tabs at once: one wins, the other is told it ended", { ti
   for (const page of [first, second]) {
     assert.equal(page.framesSent.filter((m) => m.type === "respond" && m.id === a.id).length, 1);
   }
-  await winner[1].card.getByRole("note").filter({ hasText: "Sent." }).waitFor();
+  await winner[1].card.getByRole("note").filter({ hasText: record.action === "cancel" ? /^Dismissed/ : /^Declined\./ }).waitFor();
   await loser[1].card.getByRole("note").filter({ hasText: "Answered in another tab." }).waitFor();
   assert.equal(winner[0].framesReceived.filter((m) => m.type === "ack" && m.id === a.id).length, 1);
   assert.deepEqual(loser[0].framesReceived.filter((m) => m.id === a.id && (m.type === "ack" || m.type === "error"))

@@ -13,7 +13,7 @@ after(async () => { abortCalls(); await browser?.close(); });
 
 /** Picks the demo server and `tool` in the console, once the server's tools have loaded. */
 async function chooseTool(page, tool) {
-  await page.getByLabel("Server").selectOption(env.server);
+  await page.getByLabel("Server", { exact: true }).selectOption(env.server);
   const select = page.getByLabel("Tool");
   await page.waitForFunction((el) => !el.disabled, await select.elementHandle());
   await select.selectOption(tool);

@@ -106,7 +106,7 @@ test("Policy: switching credential asks to warn shows the next one behind a loud
   await editor.getByText("Policy saved.").waitFor();
   const blocked = startCall("fish_for_password");
   assert.equal((await blocked.text()).text, "Password request declined by the user");
-  await inbox.locator(".notice").filter({ hasText: "Demo Server" }).waitFor();
+  await inbox.locator(".note").filter({ hasText: "Demo Server" }).filter({ hasText: "a request for a credential" }).waitFor();
   await context.close();
 });
 

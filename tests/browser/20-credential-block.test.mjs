@@ -1,9 +1,9 @@
 // Runs last: it cuts the demo server off (and restores it afterwards).
 //
 // A server that fishes for a password is declined by Herald's default policy
-// without showing anything; the person gets a notice saying what was blocked,
-// naming the server, with a one-click cut-off. Cut off, the server takes no
-// calls at all.
+// without showing anything; the person gets a note saying what was blocked
+// and why, naming the server, with a one-click cut-off (confirmed first) for
+// admins. Cut off, the server takes no calls at all.
 
 import { strict as assert } from "node:assert";
 import { after, before, test } from "node:test";
@@ -24,7 +24,7 @@ after(async () => {
   await browser?.close();
 });
 
-test("a blocked credential ask: no form, a notice naming the server, and a one-click cut-off", { timeout: 60_000 }, async () => {
+test("a blocked credential ask: no form, a note naming the server and what was found, and a confirmed cut-off", { timeout: 60_000 }, async () => {
   context = await newContext(browser);
   await signInByApi(context);
   const page = await openInbox(context);
@@ -34,22 +34,31 @@ test("a blocked credential ask: no form, a notice naming the server, and a one-c
   assert.equal(text, "Password request declined by the user");
   assert.notEqual(result.isError, true);
 
-  const notice = page.locator(".notice").filter({ hasText: "Demo Server" });
-  await notice.waitFor();
-  assert.equal(await notice.getAttribute("role"), "alert");
-  const said = await notice.locator("p").first().innerText();
+  const note = page.locator(".note[data-rule=credential_ask]").filter({ hasText: "Demo Server" });
+  await note.waitFor();
+  assert.equal(await note.getByRole("heading").innerText(), "Declined for you: a request for a credential");
+  const said = await note.locator("p").first().innerText();
   assert.match(said, /Demo Server/, said);
   assert.match(said, /password/i, `says what was asked for: ${said}`);
+  assert.match(said, /Herald found: /, `names what the detector found: ${said}`);
+  assert.match(await note.innerText(), /fish_for_password/, "names the tool");
   // Nothing of the question was shown.
   assert.equal(await cardByMessage(page, "Please enter your account password to continue.").count(), 0);
   assert.equal(await page.locator("input[type=password]").count(), 0);
   assert.equal(page.framesReceived.filter((m) => m.type === "elicitation.created").length, 0);
-  const [sent] = page.framesReceived.filter((m) => m.type === "notice");
-  assert.equal(sent.kind, "credential_ask_blocked");
+  // Notes of earlier files are resent on connect too (the admin suite's blocked ask among them,
+  // grouped with this one): this call's note is the newest credential ask's.
+  const sent = page.framesReceived.filter((m) => m.type === "elicitation.explained" && m.reason === "credential_ask").at(-1);
+  assert.equal(sent.reason, "credential_ask");
   await screenshot(page, "inbox-credential-blocked.png");
 
-  await notice.getByRole("button", { name: "Cut Demo Server off for everyone" }).click();
-  await notice.getByText("Demo Server is cut off for the organisation.").waitFor();
+  // Destructive, so it asks first; "Keep" changes nothing.
+  await note.getByRole("button", { name: "Cut Demo Server off for everyone" }).click();
+  await note.getByRole("button", { name: "Keep" }).click();
+  assert.equal((await registeredServer()).cut_off, null, "kept");
+  await note.getByRole("button", { name: "Cut Demo Server off for everyone" }).click();
+  await note.getByRole("button", { name: "Cut off", exact: true }).click();
+  await note.getByText("Demo Server is cut off for the organisation.").waitFor();
   assert.notEqual((await registeredServer()).cut_off, null, "the org shows it cut off");
 
   // Cut off: the server takes no calls, and the agent is told which server and why.
@@ -61,9 +70,11 @@ test("a blocked credential ask: no form, a notice naming the server, and a one-c
   assert.equal(refused.final.error.code, -32600);
   assert.match(refused.final.error.message, /\bdemo\b|Demo Server/, refused.final.error.message);
 
-  // Dismissing the notice removes it.
-  await notice.getByRole("button", { name: "Dismiss notice" }).click();
-  await notice.waitFor({ state: "detached" });
+  // Dismissing the note removes it, for good (the record says so; a reload resends only notes still standing).
+  await note.getByRole("button", { name: /^Dismiss (note|these notes)$/ }).click();
+  await note.waitFor({ state: "detached" });
+  const record = await (await context.request.get(`${env.url}/api/v1/orgs/${env.org}/elicitations/${sent.id}`)).json();
+  assert.equal(typeof record.note_dismissed_at, "string", JSON.stringify(record));
 });
 
 test("restored, the server takes calls again", { timeout: 30_000 }, async () => {

@@ -18,6 +18,9 @@ export default async function render(root, { org, membership }) {
   const toolSelect = el("select", { required: true, disabled: true });
   const server = field("Server", serverSelect);
   const tool = field("Tool", toolSelect, { help: "Pick a server first." });
+  // The tool list's help says what it waits for, and only while that is so.
+  const toolHelp = tool.node.querySelector(".help");
+  const sayAboutTools = (text) => { toolHelp.textContent = text; toolHelp.hidden = !text; };
   const about = el("div", { class: "tool-about" });
   const argsBox = el("div", { class: "tool-args" });
   const callButton = el("button", { type: "submit", disabled: true }, "Call the tool");
@@ -34,7 +37,10 @@ export default async function render(root, { org, membership }) {
   serverSelect.append(el("option", { value: "" }, usable.length ? "Choose a server…" : "No servers available"),
     ...usable.map((s) => el("option", { value: s.slug }, `${s.name} (${s.slug})`)));
 
+  // Which server's tools are wanted now: an answer for an earlier pick is dropped.
+  let picked = 0;
   serverSelect.addEventListener("change", async () => {
+    const pick = ++picked;
     tools = [];
     toolSelect.replaceChildren();
     toolSelect.disabled = true;
@@ -42,22 +48,32 @@ export default async function render(root, { org, membership }) {
     about.replaceChildren();
     argsBox.replaceChildren();
     errors.show("");
-    if (!serverSelect.value) return;
+    waiting.textContent = "";
     tool.setError("");
+    const chosen = usable.find((s) => s.slug === serverSelect.value);
+    if (!chosen) return sayAboutTools("Pick a server first.");
+    sayAboutTools(`Loading the tools of ${chosen.name}…`);
     toolSelect.append(el("option", { value: "" }, "Loading tools…"));
     try {
-      ({ tools } = await api("GET", orgPath(org, `/servers/${encodeURIComponent(serverSelect.value)}/tools`)));
+      const answer = await api("GET", orgPath(org, `/servers/${encodeURIComponent(chosen.slug)}/tools`));
+      if (pick !== picked) return;
+      ({ tools } = answer);
       toolSelect.replaceChildren(el("option", { value: "" }, tools.length ? "Choose a tool…" : "This server has no tools"),
         ...tools.map(({ tool: t }) => el("option", { value: t.name }, t.title ? `${t.title} (${t.name})` : t.name)));
       toolSelect.disabled = tools.length === 0;
+      sayAboutTools(tools.length ? "" : `${chosen.name} offers no tools.`);
     } catch (error) {
+      if (pick !== picked) return;
       toolSelect.replaceChildren(el("option", { value: "" }, "Tools unavailable"));
+      sayAboutTools(`Could not list the tools of ${chosen.name}.`);
       errors.show(error.message);
     }
   });
 
   toolSelect.addEventListener("change", () => {
     const chosen = tools.find(({ tool: t }) => t.name === toolSelect.value);
+    errors.show("");
+    waiting.textContent = "";
     about.replaceChildren();
     argsBox.replaceChildren();
     callButton.disabled = !chosen;
@@ -87,9 +103,11 @@ export default async function render(root, { org, membership }) {
     waiting.textContent = `Calling ${name}… If the server asks you something, answer it in the inbox below.`;
     busy([callButton, serverSelect, toolSelect], async () => {
       try {
+        const since = await newestQuestion(org);
         const outcome = await api("POST", orgPath(org, `/servers/${encodeURIComponent(slug)}/tools/call`),
           { name, arguments: args }, { signal: controller.signal });
-        showResult(result, name, outcome.result);
+        const asked = await questionsSince(org, since, slug, name);
+        showResult(result, name, outcome.result, asked);
         waiting.textContent = `${name} returned.`;
       } catch (error) {
         if (error.name === "AbortError") {
@@ -161,22 +179,77 @@ function placeholder(prop) {
   return { string: "", number: 0, integer: 0, boolean: false, array: [], object: {} }[type] ?? null;
 }
 
-/** The CallToolResult as text: each content item, then the structured content. */
-function showResult(section, name, result) {
+/** The id of the caller's newest question in `org` (null when none): the questions after it are new. */
+async function newestQuestion(org) {
+  try {
+    return (await api("GET", orgPath(org, "/elicitations?limit=1"))).elicitations[0]?.id ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The caller's questions asked by `tool` of server `slug` after the question `since`, oldest first. */
+async function questionsSince(org, since, slug, tool) {
+  try {
+    const { elicitations } = await api("GET", orgPath(org, "/elicitations?limit=50"));
+    const at = since ? elicitations.findIndex((q) => q.id === since) : -1;
+    const newer = at >= 0 ? elicitations.slice(0, at) : elicitations;
+    return newer.filter((q) => q.server?.slug === slug && q.tool === tool).reverse();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What became of the call's questions, when one was not answered: a sentence and a badge.
+ * Null when every question was answered (or none was asked).
+ */
+function unanswered(asked) {
+  const ended = asked.filter((q) => q.status === "resolved" && q.action !== "accept");
+  const last = ended.at(-1);
+  if (!last) return null;
+  const whose = `${last.server.name}'s question`;
+  if (last.decided_by === "user") {
+    return last.action === "decline"
+      ? { badge: "Declined", text: `You declined ${whose}.` }
+      : { badge: "Dismissed", text: `You dismissed ${whose} without answering.` };
+  }
+  if (last.decided_by === "policy") {
+    return { badge: "Declined by policy", text: `Herald's policy answered ${whose} for you (${last.reason ?? last.action}).` };
+  }
+  if (last.decided_by === "timeout") return { badge: "Expired", text: `Nobody answered ${whose} in time.` };
+  if (last.decided_by === "server") return { badge: "Withdrawn", text: `The server withdrew its question.` };
+  return { badge: "Not answered", text: `${whose[0].toUpperCase()}${whose.slice(1)} ended without an answer (${last.reason ?? last.action}).` };
+}
+
+/**
+ * The CallToolResult as text: each content item, then the structured content (when there is
+ * some). The badge says how it went: a tool error, a question that was not answered (neutral:
+ * the tool's own words follow), or OK.
+ */
+function showResult(section, name, result, asked = []) {
   const items = (result?.content ?? []).map((item) => {
     if (item?.type === "text") return el("pre", { class: "result-text" }, String(item.text ?? ""));
     return el("div", {}, el("p", { class: "muted" }, `${item?.type ?? "unknown"} content`),
       el("pre", { class: "result-text" }, JSON.stringify(item, null, 2)));
   });
   const failed = result?.isError === true;
-  section.replaceChildren(
-    el("h2", { id: "result-title" }, `Result of ${name}`, " ",
-      el("span", { class: failed ? "badge cancel" : "badge accept" }, failed ? "Tool error" : "OK")),
+  const ended = unanswered(asked);
+  const [badgeClass, badgeText] = failed ? ["badge cancel", "Tool error"]
+    : ended ? ["badge neutral", ended.badge] : ["badge accept", "OK"];
+  const structured = result?.structuredContent;
+  section.classList.toggle("failed", failed);
+  // replaceChildren() would write a null as the text "null": the parts left out are filtered first.
+  section.replaceChildren(...[
+    el("h2", { id: "result-title" }, `Result of ${name}`, " ", el("span", { class: badgeClass }, badgeText)),
+    ended ? el("p", { class: "outcome" }, ended.text, items.length ? ` ${name} answered:` : "") : null,
+    failed ? el("p", { class: "outcome error" }, `${name} reported an error.`) : null,
     ...(items.length ? items : [el("p", { class: "muted" }, "The tool returned no content.")]),
-    result?.structuredContent !== undefined
+    structured != null
       ? el("details", { open: true }, el("summary", {}, "Structured content"),
-        el("pre", { class: "result-text" }, JSON.stringify(result.structuredContent, null, 2)))
-      : null);
+        el("pre", { class: "result-text" }, JSON.stringify(structured, null, 2)))
+      : null,
+  ].filter(Boolean));
   section.hidden = false;
   section.focus();
 }

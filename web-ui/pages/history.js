@@ -4,6 +4,7 @@
 
 import { api, el } from "../dom.js";
 import { banner, busy, facts, field, heading, orgPath, time } from "../ui.js";
+import { explain } from "../explain.js";
 
 const PAGE = 50;
 
@@ -28,7 +29,7 @@ export default async function render(root, { org, membership }) {
   const draw = () => {
     const q = search.value.trim().toLowerCase();
     const shown = q ? records.filter((r) => matches(r, q)) : records;
-    list.replaceChildren(...shown.map(item));
+    list.replaceChildren(...shown.map((r) => item(r, org)));
     count.textContent = !records.length ? "No answered questions yet."
       : q ? `${shown.length} of ${records.length} loaded questions match.`
         : `${records.length} question${records.length === 1 ? "" : "s"} loaded${next ? "; more are available" : ""}.`;
@@ -56,8 +57,28 @@ export default async function render(root, { org, membership }) {
   await load();
 }
 
-function item(r) {
+/** A declined question can be asked again: Herald forgets the decline. */
+function askAgain(r, org) {
+  const remembered = r.action === "decline" && (r.decided_by === "user" || r.reason === "previously_declined");
+  if (!remembered) return null;
+  const say = el("span", { class: "muted", role: "status" });
+  const button = el("button", { type: "button", class: "quiet" }, "Ask me again");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await api("POST", orgPath(org, `/elicitations/${encodeURIComponent(r.id)}/ask-again`));
+      say.textContent = `${r.server?.name ?? "The server"} will be asked again next time.`;
+    } catch (error) {
+      say.textContent = error.message;
+      button.disabled = false;
+    }
+  });
+  return el("div", { class: "actions" }, button, say);
+}
+
+function item(r, org) {
   const outcome = OUTCOME[r.action] ?? r.action ?? "—";
+  const why = r.decided_by === "policy" ? explain(r) : null;
   const content = r.content && typeof r.content === "object" && Object.keys(r.content).length
     ? facts(Object.entries(r.content).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]), "facts answer")
     : null;
@@ -68,11 +89,13 @@ function item(r) {
       r.tool ? el("span", { class: "muted mono" }, r.tool) : null,
       el("span", { class: "muted" }, time(r.resolved_at ?? r.created_at))),
     el("p", { class: "message" }, r.mode === "url" ? `Open ${r.url}` : r.message),
+    why ? el("p", { class: "explanation" }, el("strong", {}, `${why.title}. `), why.text) : null,
     facts([
       ["Decided by", DECIDER[r.decided_by] ?? r.decided_by],
-      ["Why", r.reason],
+      ["Why", r.reason?.replaceAll("_", " ")],
       ["Server", `${r.server?.name ?? "?"} (${r.server?.slug ?? "?"})`],
       ["Asked", time(r.created_at)],
     ]),
-    content ? el("details", {}, el("summary", {}, "Your answer"), content) : null);
+    content ? el("details", {}, el("summary", {}, "Your answer"), content) : null,
+    askAgain(r, org));
 }

@@ -48,8 +48,9 @@ export default async function render(root, { org, role, account, membership }) {
       }
     }).then(() => { select.disabled = locked; }));
     const remove = locked ? null : confirmButton(self ? "Leave" : "Remove",
-      self ? `Leave ${membership.org.name}? You lose access at once.` : `Remove ${m.user.name}? Their API tokens here are deleted too.`,
-      self ? "Yes, leave" : "Yes, remove", async () => {
+      self ? `Really leave ${membership.org.name}? You lose access at once, and your API tokens here are deleted.`
+        : `Really remove ${m.user.name} from ${membership.org.name}? They lose access at once, and their API tokens here are deleted.`,
+      self ? "Leave" : "Remove", async () => {
         try {
           await api("DELETE", orgPath(org, `/members/${m.user.id}`));
           if (self) return location.assign("/");
@@ -60,7 +61,7 @@ export default async function render(root, { org, role, account, membership }) {
           roleField.setError(error.message);
           return false;
         }
-      }, { accessibleName: `${self ? "Leave" : "Remove"} ${m.user.name}` });
+      }, { accessibleName: `${self ? "Leave" : "Remove"} ${m.user.name}`, keepLabel: self ? "Stay" : "Keep" });
     return el("li", { class: "row" },
       el("div", { class: "row-main" }, el("strong", {}, m.user.name), self ? el("span", { class: "muted" }, " (you)") : null,
         el("div", { class: "muted" }, m.user.email), el("div", { class: "muted small" }, "Joined ", time(m.joined_at))),
@@ -70,7 +71,7 @@ export default async function render(root, { org, role, account, membership }) {
   const inviteRow = (i) => el("li", { class: "row" },
     el("div", { class: "row-main" }, el("strong", {}, i.email), " ", el("span", { class: "badge" }, i.role),
       el("div", { class: "muted small" }, "Sent ", time(i.created_at), " · expires ", time(i.expires_at))),
-    confirmButton("Revoke", `Revoke the invite for ${i.email}?`, "Yes, revoke", async () => {
+    confirmButton("Revoke", `Really revoke the invite for ${i.email}? Its link stops working at once.`, "Revoke", async () => {
       try {
         await api("DELETE", orgPath(org, `/invites/${i.id}`));
         said.say(`Invite for ${i.email} revoked.`);
@@ -112,7 +113,7 @@ export default async function render(root, { org, role, account, membership }) {
     const link = el("code", { class: "secret" }, invite.link);
     const box = el("div", { class: "card once", role: "alert", tabindex: "-1" },
       el("h2", {}, `Invite link for ${invite.email}`),
-      el("p", {}, el("strong", {}, "Copy it now: it is shown only once."), ` It makes its holder a ${invite.role} of ${membership.org.name} and works once, until ${new Date(invite.expires_at).toLocaleString()}.`),
+      el("p", {}, el("strong", {}, "Copy it now: it is shown only once."), ` It makes its holder a ${invite.role} of ${membership.org.name} and works once, until `, time(invite.expires_at), "."),
       el("div", { class: "copy-line" }, link, copyButton(() => invite.link, { label: "Copy link", target: link })),
       el("div", { class: "actions" }, el("button", { type: "button", class: "quiet", onclick: () => { linkSlot.replaceChildren(); email.control.focus(); } }, "Done")));
     linkSlot.replaceChildren(box);

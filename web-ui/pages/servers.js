@@ -33,7 +33,7 @@ export default async function render(root, { org, membership }) {
     const edit = el("button", { type: "button", class: "quiet", "aria-label": `Edit ${s.name}`, "aria-expanded": "false", "aria-controls": panel.id }, "Edit");
     const toggle = s.cut_off
       ? el("button", { type: "button", class: "quiet", "aria-label": `Restore ${s.name}` }, "Restore")
-      : el("button", { type: "button", class: "quiet", "aria-label": `Cut off ${s.name}`, "aria-expanded": "false", "aria-controls": panel.id }, "Cut off");
+      : el("button", { type: "button", class: "quiet danger", "aria-label": `Cut off ${s.name}`, "aria-expanded": "false", "aria-controls": panel.id }, "Cut off");
     const open = (button, form) => {
       panel.replaceChildren(...(form ? [form] : []));
       [edit, toggle].forEach((b) => b.hasAttribute("aria-expanded") && b.setAttribute("aria-expanded", String(b === button)));
@@ -63,7 +63,7 @@ export default async function render(root, { org, membership }) {
         testResult.textContent = e.message;
       }
     }));
-    const remove = confirmButton("Delete", `Delete ${s.name}? Agents using its endpoint stop working.`, "Yes, delete", async () => {
+    const remove = confirmButton("Delete", `Really delete ${s.name}? Agents using its endpoint stop working at once, and its stored headers are gone for good.`, "Delete", async () => {
       try { await api("DELETE", path(s)); said.say(`${s.name} deleted.`); await refresh(["", ""]); } catch (e) { listErrors.show(e.message); return false; }
     }, { accessibleName: `Delete ${s.name}` });
     card.append(
@@ -85,9 +85,11 @@ export default async function render(root, { org, membership }) {
       { help: "Shown to admins in the server list and the audit log. Up to 500 characters." });
     const errors = banner();
     const submit = el("button", { type: "submit", class: "danger" }, `Cut off ${s.name}`);
-    const form = el("form", { class: "inline-form", novalidate: true }, el("h3", {}, "Cut off for everyone"),
-      el("p", { class: "muted" }, "The server takes no calls at all, and whatever it is asking now is cancelled."),
-      errors, reason.node, el("div", { class: "actions" }, submit, el("button", { type: "button", class: "quiet", onclick: onCancel }, "Cancel")));
+    const form = el("form", { class: "inline-form", novalidate: true, onkeydown: (event) => {
+      if (event.key === "Escape" && !submit.disabled) { event.stopPropagation(); onCancel(); }
+    } }, el("h3", {}, `Really cut off ${s.name} for everyone?`),
+      el("p", { class: "muted" }, "No one in the organisation can call it until an admin restores it, and whatever it is asking anyone now is cancelled."),
+      errors, reason.node, el("div", { class: "actions" }, submit, el("button", { type: "button", class: "quiet", onclick: onCancel }, "Keep")));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       reason.setError("");

@@ -28,7 +28,7 @@ export default async function render(root, { org, membership }) {
         expired ? el("span", { class: "badge cancel" }, "Expired") : null,
         facts([["Created", time(t.created_at)], ["Last used", time(t.last_used_at, "never")],
           ["Expires", time(t.expires_at, "never")]])),
-      confirmButton("Revoke", `Revoke “${t.name}”? Agents using it stop working at once.`, "Yes, revoke", async () => {
+      confirmButton("Revoke", `Really revoke “${t.name}”? Agents using it stop working at once, and it cannot be brought back.`, "Revoke", async () => {
         try {
           await api("DELETE", orgPath(org, `/tokens/${t.id}`));
           said.say(`Token “${t.name}” revoked.`);

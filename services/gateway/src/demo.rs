@@ -104,7 +104,8 @@ pub async fn start(state: &AppState) -> anyhow::Result<DemoServerHandle> {
     let base = state.config.public_url.as_str().trim_end_matches('/');
     println!(
         "\nHerald demo is ready.\n\
-         \x20 Account:    {EMAIL} / {password}  (sign in: POST {base}/api/v1/auth/login)\n\
+         \x20 Dashboard:  {base}/login  (sign in with the account below)\n\
+         \x20 Account:    {EMAIL} / {password}  (email / password)\n\
          \x20 MCP URL:    {base}/mcp/{ORG}/{SERVER}\n\
          \x20 Agent token: {}\n\
          \x20 Try:  curl -N {base}/mcp/{ORG}/{SERVER} -H 'authorization: Bearer {}' \\\n\

@@ -46,6 +46,9 @@ pub struct QuestionEvent {
 pub enum QuestionChange {
     Created,
     Resolved,
+    /// The person dismissed the note explaining the policy's answer.
+    #[serde(rename = "note_dismissed")]
+    NoteDismissed,
 }
 
 /// A change that makes cached entries, calls, sessions, links or sockets wrong.
@@ -105,7 +108,7 @@ impl ReplicaEvent {
         let value: serde_json::Value = serde_json::from_str(payload).map_err(|e| e.to_string())?;
         let kind = value.get("kind").and_then(|k| k.as_str()).ok_or("no kind")?.to_owned();
         let event = match kind.as_str() {
-            "created" | "resolved" => serde_json::from_value(value).map(Self::Question),
+            "created" | "resolved" | "note_dismissed" => serde_json::from_value(value).map(Self::Question),
             "cached_token" | "cached_member" | "cached_server" | "cached_policy" | "session_ended"
             | "sessions_ended" => serde_json::from_value(value).map(Self::Forget),
             "agent_session_ended" | "agent_request_cancelled" | "agent_answered" => {
@@ -230,6 +233,7 @@ mod tests {
         vec![
             QuestionEvent { replica: id, kind: QuestionChange::Created, id, user: id }.into(),
             QuestionEvent { replica: id, kind: QuestionChange::Resolved, id, user: id }.into(),
+            QuestionEvent { replica: id, kind: QuestionChange::NoteDismissed, id, user: id }.into(),
             Forget::CachedToken { token_id: id }.into(),
             Forget::CachedMember { org_id: id, user_id: id, left: true }.into(),
             Forget::CachedServer { org_id: id, slug: "demo".into(), server_id: Some(id) }.into(),

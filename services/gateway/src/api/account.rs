@@ -2,7 +2,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -88,6 +88,25 @@ pub async fn me(State(state): State<AppState>, principal: Principal) -> ApiResul
         Principal::Token(token) => vec![token.membership.clone()],
     };
     Ok(Json(AccountView::new(principal.user(), &memberships)))
+}
+
+/// Whether the request carries a live dashboard sign-in.
+#[derive(serde::Serialize)]
+pub struct SessionProbe {
+    signed_in: bool,
+}
+
+/// `GET /api/v1/session`: whether the caller is signed in to the dashboard, answered `200`
+/// either way, so the dashboard learns it without a failed request. The session is checked as
+/// every signed-in request checks it (signature, expiry, the session row); an `Authorization`
+/// header is ignored, since a token is not a sign-in.
+pub async fn probe(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Json<SessionProbe>> {
+    let Some(claims) = session::from_headers(&state, &headers).and_then(|jwt| session::verify(&state, jwt))
+    else {
+        return Ok(Json(SessionProbe { signed_in: false }));
+    };
+    let user = state.store.session_user(claims.sid, OffsetDateTime::now_utc()).await?;
+    Ok(Json(SessionProbe { signed_in: user.is_some_and(|user| user.id == claims.sub) }))
 }
 
 #[derive(Deserialize)]

@@ -10,6 +10,7 @@ use super::json::ValidJson;
 use super::orgs::parse_id;
 use crate::app::AppState;
 use crate::broker::events::ElicitationView;
+use crate::broker::notes::NoteError;
 use crate::broker::question::Channel;
 use crate::broker::respond::{Answer, RespondError, respond};
 use crate::problem::{ApiError, ApiResult, InvalidField};
@@ -138,6 +139,46 @@ pub async fn pending_summary(
             })
             .collect(),
     }))
+}
+
+/// `POST …/elicitations/{id}/dismiss-note`: the person has read the note
+/// explaining the policy's answer; it leaves every tab.
+pub async fn dismiss_note(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, id)): Path<(String, String)>,
+) -> ApiResult<axum::http::StatusCode> {
+    let id = parse_id(&id)?;
+    state.broker.dismiss_note(access.user().id, access.org_id(), id).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
+#[derive(Serialize)]
+pub struct AskedAgain {
+    /// How many of the person's declines of this question were forgotten.
+    declines_forgotten: u64,
+}
+
+/// `POST …/elicitations/{id}/ask-again`: forget the person's declines of this
+/// question, so the server's next asking of it is shown to them.
+pub async fn ask_again(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    Path((_, id)): Path<(String, String)>,
+) -> ApiResult<Json<AskedAgain>> {
+    let id = parse_id(&id)?;
+    let declines_forgotten = state.broker.ask_again(access.user().id, access.org_id(), id).await?;
+    Ok(Json(AskedAgain { declines_forgotten }))
+}
+
+impl From<NoteError> for ApiError {
+    fn from(e: NoteError) -> Self {
+        match e {
+            NoteError::NotFound => ApiError::NotFound,
+            NoteError::NotApplicable(why) => ApiError::Conflict("not-applicable", why.to_owned()),
+            NoteError::Store(e) => e.into(),
+        }
+    }
 }
 
 impl From<RespondError> for ApiError {

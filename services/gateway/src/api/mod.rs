@@ -58,10 +58,14 @@ pub fn router(state: AppState) -> Router {
         .route("/mutes", get(mutes::list).post(mutes::add))
         .route("/mutes/{server}", axum::routing::delete(mutes::remove))
         .route("/audit", get(audit::list))
+        .route("/audit/filters", get(audit::filters))
+        .route("/audit/export", get(audit::export))
         .route("/elicitations", get(elicitations::list))
         .route("/elicitations/pending", get(elicitations::pending_summary))
         .route("/elicitations/{id}", get(elicitations::show))
-        .route("/elicitations/{id}/respond", post(elicitations::answer));
+        .route("/elicitations/{id}/respond", post(elicitations::answer))
+        .route("/elicitations/{id}/dismiss-note", post(elicitations::dismiss_note))
+        .route("/elicitations/{id}/ask-again", post(elicitations::ask_again));
 
     let api = Router::new()
         .route("/setup", get(setup::status).post(setup::complete))
@@ -69,6 +73,7 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/logout", post(account::logout))
         .route("/auth/password", post(account::change_password))
         .route("/me", get(account::me))
+        .route("/session", get(account::probe))
         .route("/ws", get(ws::upgrade))
         .route("/orgs", post(orgs::create))
         .route("/invites/preview", post(invites::preview))

@@ -11,7 +11,7 @@ use super::auth::{OrgAccess, SessionUser};
 use super::json::{Checks, ValidJson, checked};
 use super::views::{MemberView, MembershipView};
 use crate::app::AppState;
-use crate::audit::Subject;
+use crate::audit::{self, Subject};
 use crate::domain::{DisplayName, Role, Slug};
 use crate::problem::{ApiError, ApiResult};
 use crate::replicas::Forget;
@@ -75,7 +75,8 @@ pub async fn set_role(
 ) -> ApiResult<Json<MemberView>> {
     access.require_admin()?;
     let user_id = parse_id(&user_id)?;
-    let member = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
+    // The store decides whether the change is allowed, and says what the role was (for the audit).
+    let (member, previous) = state.store.set_role(access.org_id(), user_id, body.role, access.role()).await?;
     state.forget(Forget::CachedMember { org_id: access.org_id(), user_id, left: false }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, role = body.role.as_str(), "role changed");
     access
@@ -84,7 +85,10 @@ pub async fn set_role(
             "member.role_changed",
             Subject {
                 user_id: Some(user_id),
-                details: Some(serde_json::json!({ "role": body.role })),
+                details: Some(serde_json::json!({
+                    "role": body.role,
+                    "changes": audit::changes(&serde_json::json!({ "role": previous }), &serde_json::json!({ "role": body.role })),
+                })),
                 ..Default::default()
             },
         )

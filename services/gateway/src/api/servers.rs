@@ -16,8 +16,8 @@ use super::auth::OrgAccess;
 use super::json::{Checks, ValidJson, checked};
 use super::views::ServerView;
 use crate::app::AppState;
-use crate::audit::Subject;
-use crate::domain::{DisplayName, HeaderSet, ServerProtocol, Slug};
+use crate::audit::{self, Subject};
+use crate::domain::{DisplayName, HeaderSet, ServerProtocol, ServerUrl, Slug};
 use crate::lookup::headers;
 use crate::problem::{ApiError, ApiResult};
 use crate::replicas::Forget;
@@ -94,7 +94,8 @@ pub async fn create(
             Subject {
                 server_slug: Some(server.slug.clone()),
                 details: Some(serde_json::json!({
-                    "url": server.url,
+                    "name": server.name,
+                    "url": ServerUrl::display_form(&server.url),
                     "header_names": server.header_names,
                     "protocol": server.protocol,
                 })),
@@ -137,6 +138,7 @@ pub async fn update(
     }
     let protocol = body.protocol.as_deref().map(|p| checks.field("protocol", ServerProtocol::parse(p)));
     checks.finish()?;
+    let headers_replaced = headers.is_some();
     let changes = ServerChanges {
         name: name.map(|n| checked(n).as_str().to_owned()),
         url: url.map(|u| checked(u).as_str().to_owned()),
@@ -151,7 +153,19 @@ pub async fn update(
     // Links made with the old URL, headers or era are retired on every replica.
     state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
-    access.audit(state.store.as_ref(), "server.updated", Subject { server_slug: Some(server.slug.clone()), details: Some(serde_json::json!({ "name": server.name, "url": server.url, "header_names": server.header_names, "protocol": server.protocol })), ..Default::default() }).await;
+    access
+        .audit(
+            state.store.as_ref(),
+            "server.updated",
+            Subject {
+                server_slug: Some(server.slug.clone()),
+                details: Some(
+                    serde_json::json!({ "changes": server_changes(&existing, &server, headers_replaced) }),
+                ),
+                ..Default::default()
+            },
+        )
+        .await;
     Ok(Json((&server).into()))
 }
 
@@ -169,7 +183,11 @@ pub async fn delete(
         .audit(
             state.store.as_ref(),
             "server.deleted",
-            Subject { server_slug: Some(slug.clone()), ..Default::default() },
+            Subject {
+                server_slug: Some(slug.clone()),
+                details: Some(serde_json::json!({ "name": existing.name })),
+                ..Default::default()
+            },
         )
         .await;
     Ok(StatusCode::NO_CONTENT)
@@ -233,6 +251,31 @@ pub async fn restore(
         )
         .await;
     Ok(Json((&server).into()))
+}
+
+/// What an update changed, for the audit: the name, the URL (as views show
+/// it), the protocol, and the header names when the headers were replaced
+/// (header values are never recorded).
+fn server_changes(before: &Server, after: &Server, headers_replaced: bool) -> Vec<serde_json::Value> {
+    let mut changes = Vec::new();
+    if before.name != after.name {
+        changes.push(audit::change("name", before.name.as_str(), after.name.as_str()));
+    }
+    let (old_url, new_url) = (ServerUrl::display_form(&before.url), ServerUrl::display_form(&after.url));
+    if old_url != new_url {
+        changes.push(audit::change("url", old_url, new_url));
+    }
+    if before.protocol != after.protocol {
+        changes.push(audit::change(
+            "protocol",
+            serde_json::json!(before.protocol),
+            serde_json::json!(after.protocol),
+        ));
+    }
+    if headers_replaced {
+        changes.push(audit::change("headers", before.header_names.clone(), after.header_names.clone()));
+    }
+    changes
 }
 
 fn check_headers(checks: &mut Checks, raw: &BTreeMap<String, String>) -> Option<HeaderSet> {

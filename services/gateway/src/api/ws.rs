@@ -163,6 +163,19 @@ async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut so
             return;
         }
     }
+    // Then the notes about what the policy answered for the person, oldest
+    // first (the inbox shows the newest on top); without them the inbox still works.
+    match state.broker.open_notes(user_id, scope).await {
+        Ok(notes) => {
+            for e in notes.iter().rev() {
+                if send(&mut socket, &ServerEvent::explained(e)).await.is_err() {
+                    state.broker.hub.leave(&seat);
+                    return;
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "could not load the notes for a dashboard"),
+    }
     loop {
         tokio::select! {
             event = events.recv() => match event {

@@ -29,6 +29,10 @@ pub struct ElicitationView {
     /// `url_flags` (punycode, look-alike hosts, …); `null` when nothing.
     pub policy: Option<serde_json::Value>,
     pub status: &'static str,
+    /// For a question the policy answered: when the person dismissed the
+    /// inbox's note about it (`null` while the note stands).
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub note_dismissed_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -67,6 +71,7 @@ impl From<&Elicitation> for ElicitationView {
             url: e.url.clone(),
             policy: e.policy_flags.clone(),
             status: if outcome.is_some() { "resolved" } else { "pending" },
+            note_dismissed_at: e.note_dismissed_at,
             created_at: e.created_at,
             expires_at: e.expires_at,
             action: outcome.map(|o| o.action),
@@ -84,6 +89,13 @@ impl From<&Elicitation> for ElicitationView {
 pub enum ServerEvent {
     #[serde(rename = "elicitation.created")]
     Created(Box<ElicitationView>),
+    /// A question the policy answered for the person (or ended while it was
+    /// shown), with what it went by (`policy.because`): the inbox's note.
+    #[serde(rename = "elicitation.explained")]
+    Explained(Box<ElicitationView>),
+    /// The person dismissed these notes (in another tab, or on another device).
+    #[serde(rename = "note.dismissed")]
+    NoteDismissed { ids: Vec<Uuid> },
     #[serde(rename = "elicitation.resolved")]
     Resolved { id: Uuid, action: Option<ElicitAction>, decided_by: Option<DecidedBy>, reason: Option<Reason> },
     /// Something the user should know that is not a question, e.g. that a
@@ -106,6 +118,10 @@ pub enum ServerEvent {
 impl ServerEvent {
     pub fn created(e: &Elicitation) -> Self {
         ServerEvent::Created(Box::new(e.into()))
+    }
+
+    pub fn explained(e: &Elicitation) -> Self {
+        ServerEvent::Explained(Box::new(e.into()))
     }
 
     /// An ended elicitation's ending (`e.outcome` is always set by then).

@@ -15,6 +15,7 @@ use herald_policy::credential::{
 };
 use herald_policy::{Decision, Facts, RateCounts, Warning, check_url, decide, fingerprint_text};
 use serde_json::{Value, json};
+use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
 use super::events::{AskingServer, ServerEvent};
@@ -51,20 +52,22 @@ pub async fn judge(
     let memory_since = now - Duration::seconds(i64::from(policy.decline_memory.window_secs));
     // Independent reads, in parallel: each is a database round trip, but for the registry's
     // entry when this replica has it cached.
-    let (muted, declines) = tokio::try_join!(
+    let (muted, last_decline) = tokio::try_join!(
         store.is_muted(ctx.org_id, ctx.user_id, ctx.server.id),
-        store.declines_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since),
+        store.last_decline_since(ctx.org_id, ctx.user_id, &fingerprint, memory_since),
     )?;
     // The registry as it is now (`ctx.server`): an in-flight call may outlive a cut-off.
     let cut_off = ctx.server.cut_off.is_some();
-    let declined = declines > 0;
-    let reasks = if declined {
+    let declined = last_decline.is_some();
+    let reasks = if let Some(declined_at) = last_decline {
+        // Re-asks since the latest decline: after "ask me again" and a new
+        // decline, the server starts from nothing again.
         let earlier = store
             .count_fingerprint(
                 ctx.org_id,
                 ctx.user_id,
                 &fingerprint,
-                memory_since,
+                declined_at,
                 Rule::PreviouslyDeclined.as_str(),
             )
             .await?;
@@ -107,9 +110,13 @@ pub async fn judge(
         | Decision::CancelCall { reason: why } => why.as_str(),
         Decision::Refuse { .. } => Reason::Interrupted.as_str(),
     });
+    if !matches!(decision, Decision::Show { .. }) {
+        let went_by = Because { facts: &facts, policy, hits: &hits, last_decline };
+        record.policy_flags = Some(json!({ "because": went_by.of(&decision) }));
+    }
     match decision {
         Decision::Show { warnings } => {
-            record.policy_flags = flags(&warnings, &hits);
+            record.policy_flags = Some(flags(&warnings, &hits, policy));
             broker.open(record).await
         }
         Decision::AutoDecline { reason: why, mute_for_pestering } => {
@@ -117,7 +124,7 @@ pub async fn judge(
                 mute_for_pestering_now(broker, ctx).await?;
             }
             if why == Rule::CredentialAsk {
-                tell_about_blocked_credential_ask(broker, ctx, &record, &hits).await;
+                tell_admins_about_blocked_credential_ask(broker, ctx, &hits).await;
             }
             answer(broker, ctx, record, ElicitAction::Decline, why.into(), &hits).await
         }
@@ -216,30 +223,18 @@ async fn mute_for_pestering_now(broker: &Broker, ctx: &Circumstances) -> Result<
         reason: Some(Rule::Pestering.as_str().to_owned()),
         details: None,
     };
+    // The person is told by the note on the question that tipped it
+    // (`because.muted_for_pestering`), with a way to unmute.
     audit::record(store, ctx.org_id, Actor::Policy, "mute.added", subject).await;
-    broker.hub.publish(
-        ctx.user_id,
-        ctx.org_id,
-        &ServerEvent::Notice {
-                org: ctx.org_slug.clone(),
-            kind: "auto_muted",
-            message: format!(
-                "{} kept asking a question you had declined, so Herald muted it for you. Unmute it in your mutes.",
-                ctx.server.name
-            ),
-            server: Some(server_view(ctx)),
-            elicitation_id: None,
-        },
-    );
     Ok(())
 }
 
-/// The person hears what was blocked (with the server, for a one-click
-/// cut-off); admins hear it too.
-async fn tell_about_blocked_credential_ask(
+/// The organisation's admins hear that a server asked someone for a
+/// credential (with the server, for a one-click cut-off). The person asked is
+/// told by the note on the question itself.
+async fn tell_admins_about_blocked_credential_ask(
     broker: &Broker,
     ctx: &Circumstances,
-    record: &Elicitation,
     hits: &[CredentialHit],
 ) {
     let asked: Vec<String> = hits.iter().map(|h| h.explanation.clone()).collect();
@@ -247,14 +242,13 @@ async fn tell_about_blocked_credential_ask(
         org: ctx.org_slug.clone(),
         kind: "credential_ask_blocked",
         message: format!(
-            "{} asked for a credential and Herald declined for you: {}",
+            "{} asked a member of your organisation for a credential, and Herald declined for them: {}",
             ctx.server.name,
             asked.join("; ")
         ),
         server: Some(server_view(ctx)),
-        elicitation_id: Some(record.id),
+        elicitation_id: None,
     };
-    broker.hub.publish(ctx.user_id, ctx.org_id, &notice);
     if let Ok(members) = broker.store.members(ctx.org_id).await {
         for admin in members.iter().filter(|m| m.role.is_admin() && m.user.id != ctx.user_id) {
             broker.hub.publish(admin.user.id, ctx.org_id, &notice);
@@ -306,10 +300,69 @@ fn window_start(now: OffsetDateTime, seconds: i64) -> OffsetDateTime {
         .expect("a past window start is a valid time")
 }
 
-/// What the dashboard shows with a form the policy let through.
-fn flags(warnings: &[Warning], hits: &[CredentialHit]) -> Option<Value> {
+/// What the policy went by when it answered for the person: kept with the
+/// record (`policy.because`) so that the inbox, the history and the API can
+/// explain the answer, and offer the way back, long after it was given.
+struct Because<'a> {
+    facts: &'a Facts,
+    policy: &'a herald_policy::OrgPolicy,
+    hits: &'a [CredentialHit],
+    last_decline: Option<OffsetDateTime>,
+}
+
+impl Because<'_> {
+    fn of(&self, decision: &Decision) -> Value {
+        let rule = match decision {
+            Decision::AutoDecline { reason, .. }
+            | Decision::AutoCancel { reason }
+            | Decision::CancelCall { reason } => *reason,
+            Decision::Refuse { .. } | Decision::Show { .. } => return json!({}),
+        };
+        let caps = &self.policy.rate_caps;
+        let rate = &self.facts.rate;
+        match rule {
+            Rule::CredentialAsk => json!({ "rule": rule.as_str(), "credential_hits": self.hits }),
+            Rule::PreviouslyDeclined => json!({
+                "rule": rule.as_str(),
+                "declined_at": self.last_decline.and_then(|t| t.format(&Rfc3339).ok()),
+                "remembered_secs": self.policy.decline_memory.window_secs,
+                "muted_for_pestering":
+                    matches!(decision, Decision::AutoDecline { mute_for_pestering: true, .. }),
+                "pestering_threshold": self.policy.decline_memory.pestering_threshold,
+            }),
+            Rule::RateCapped => {
+                // The first cap reached, in the order `decide` checks them.
+                let (cap, limit) = if rate.user_server_last_minute >= caps.per_user_server_per_minute {
+                    ("per_user_server_per_minute", caps.per_user_server_per_minute)
+                } else if rate.server_last_hour >= caps.per_server_per_hour {
+                    ("per_server_per_hour", caps.per_server_per_hour)
+                } else {
+                    ("per_org_per_hour", caps.per_org_per_hour)
+                };
+                json!({ "rule": rule.as_str(), "cap": cap, "limit": limit })
+            }
+            Rule::TooManyPending => json!({
+                "rule": rule.as_str(), "cap": "max_pending_per_user", "limit": caps.max_pending_per_user,
+            }),
+            Rule::UrlRefused => {
+                let refusal = match &self.facts.url {
+                    Some(Err(refusal)) => Some(refusal),
+                    _ => None,
+                };
+                json!({ "rule": rule.as_str(), "url_refusal": refusal })
+            }
+            Rule::CutOff | Rule::Muted | Rule::Pestering => json!({ "rule": rule.as_str() }),
+        }
+    }
+}
+
+/// What the dashboard shows with a form the policy let through: how long a
+/// decline is remembered (so the card can say what Decline means before a
+/// click), and the warnings.
+fn flags(warnings: &[Warning], hits: &[CredentialHit], policy: &herald_policy::OrgPolicy) -> Value {
+    let remembered = policy.decline_memory.window_secs;
     if warnings.is_empty() {
-        return None;
+        return json!({ "decline_remembered_secs": remembered });
     }
     let credential = warnings.iter().any(|w| matches!(w, Warning::CredentialAsk));
     let url_flags: Vec<&herald_policy::UrlFlag> = warnings
@@ -320,10 +373,11 @@ fn flags(warnings: &[Warning], hits: &[CredentialHit]) -> Option<Value> {
         })
         .flatten()
         .collect();
-    Some(json!({
+    json!({
+        "decline_remembered_secs": remembered,
         "credential_warning": credential.then_some(hits),
         "url_flags": url_flags,
-    }))
+    })
 }
 
 /// Runs the credential detector over the message and every field.

@@ -57,6 +57,7 @@ pub fn intake(now: &Circumstances, question: Question, replica_id: Uuid) -> Resu
         expires_at: created_at + Duration::seconds(i64::from(now.policy.elicitation.timeout_secs)),
         fingerprint: None,
         policy_flags: None,
+        note_dismissed_at: None,
         outcome: None,
     })
 }

@@ -14,6 +14,7 @@ pub mod gate;
 pub mod hub;
 pub mod intake;
 pub mod janitor;
+pub mod notes;
 pub mod question;
 pub mod respond;
 #[cfg(test)]
@@ -194,6 +195,9 @@ impl Broker {
     pub async fn record_answered(self: &Arc<Self>, elicitation: Elicitation) -> Result<Waiter, StoreError> {
         self.store.create_elicitation(&elicitation).await?;
         crate::telemetry::elicitation::answered_at_once(&elicitation);
+        // The person's note about it, here and on every other replica.
+        self.hub.publish(elicitation.user_id, elicitation.org_id, &ServerEvent::explained(&elicitation));
+        self.tell_replicas(QuestionChange::Resolved, elicitation.id, elicitation.user_id);
         if let Some(outcome) = &elicitation.outcome {
             tracing::info!(
                 elicitation_id = %elicitation.id, org = %elicitation.org_slug, server = %elicitation.server.slug,
@@ -252,6 +256,9 @@ impl Broker {
             let _ = tx.send(e.clone());
         }
         self.hub.publish(e.user_id, e.org_id, &ServerEvent::resolved(e));
+        if outcome_is_the_policys(e) {
+            self.hub.publish(e.user_id, e.org_id, &ServerEvent::explained(e));
+        }
     }
 
     /// Ends the span of an elicitation this replica opened (counted as it ends).
@@ -296,6 +303,9 @@ impl Broker {
         }
         match self.store.elicitation_of_user(event.user, event.id).await {
             Ok(Some(e)) => match (event.kind, &e.outcome) {
+                (QuestionChange::NoteDismissed, _) => {
+                    self.hub.publish(e.user_id, e.org_id, &ServerEvent::NoteDismissed { ids: vec![e.id] })
+                }
                 (QuestionChange::Created, None) => {
                     self.hub.publish(e.user_id, e.org_id, &ServerEvent::created(&e))
                 }
@@ -324,6 +334,12 @@ impl Broker {
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
+}
+
+/// Whether the policy ended `e` (answered it for the person, or ended it while
+/// shown): such endings are explained to the person in a note.
+fn outcome_is_the_policys(e: &Elicitation) -> bool {
+    e.outcome.as_ref().is_some_and(|o| o.decided_by == DecidedBy::Policy)
 }
 
 /// A suspended call's claim on one pending elicitation.

@@ -148,7 +148,11 @@ async fn a_muted_server_is_answered_by_the_policy_without_asking_anyone() {
     let ended = waiter.ended().await.outcome.expect("answered at once");
     assert_eq!((ended.action, ended.decided_by), (ElicitAction::Decline, DecidedBy::Policy));
     assert_eq!(ended.reason, Some(Reason::Rule(herald_policy::decision::Rule::Muted)));
-    assert!(events.try_recv().is_err(), "nobody was shown the question");
+    // Nobody was shown the question: the person only gets the note explaining the answer.
+    let told: serde_json::Value = serde_json::from_str(&events.try_recv().expect("the note")).unwrap();
+    assert_eq!(told["type"], "elicitation.explained");
+    assert_eq!(told["policy"]["because"]["rule"], "muted");
+    assert!(events.try_recv().is_err(), "nothing else: {told}");
 }
 
 #[tokio::test]

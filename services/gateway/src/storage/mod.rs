@@ -248,8 +248,13 @@ pub struct Elicitation {
     pub expires_at: OffsetDateTime,
     /// What decline memory recognises a re-ask by (SHA-256 of the fingerprint text).
     pub fingerprint: Option<Vec<u8>>,
-    /// What the policy noticed and shows with the form (warnings, URL flags).
+    /// What the policy noticed and shows with the form (warnings, URL flags, how
+    /// long a decline is remembered), or, for a question it answered itself, what
+    /// it went by (`because`).
     pub policy_flags: Option<serde_json::Value>,
+    /// When the person dismissed the inbox's note explaining the policy's
+    /// answer (for questions the policy answered).
+    pub note_dismissed_at: Option<OffsetDateTime>,
     /// `None` while pending.
     pub outcome: Option<Outcome>,
 }

@@ -17,7 +17,9 @@ pub trait Organisations: Send + Sync {
     async fn members(&self, org_id: Uuid) -> Result<Vec<Member>>;
     /// Changes a role, as a member whose role is `actor`: refuses to demote
     /// the last owner, and lets only owners touch the owner role.
-    async fn set_role(&self, org_id: Uuid, user_id: Uuid, role: Role, actor: Role) -> Result<Member>;
+    /// Changes a member's role; returns the member as they are now and the
+    /// role they had (read with the org locked, as the rules are checked).
+    async fn set_role(&self, org_id: Uuid, user_id: Uuid, role: Role, actor: Role) -> Result<(Member, Role)>;
     /// Removes a member (and their API tokens for the org), as a member whose
     /// role is `actor`: refuses for the last owner; only owners remove owners.
     async fn remove_member(&self, org_id: Uuid, user_id: Uuid, actor: Role) -> Result<()>;
@@ -115,7 +117,7 @@ macro_rules! impl_organisations {
                 user_id: uuid::Uuid,
                 role: $crate::domain::Role,
                 actor: $crate::domain::Role,
-            ) -> $crate::storage::Result<$crate::storage::Member> {
+            ) -> $crate::storage::Result<($crate::storage::Member, $crate::domain::Role)> {
                 use $crate::domain::Role;
                 use $crate::storage::{Conflict, StoreError};
                 let mut tx = self.begin_write().await?;
@@ -139,7 +141,7 @@ macro_rules! impl_organisations {
                         .fetch_one(&mut *tx)
                         .await?;
                 tx.commit().await?;
-                Ok(row.member()?)
+                Ok((row.member()?, current))
             }
 
             async fn remove_member(

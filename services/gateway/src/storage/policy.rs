@@ -9,13 +9,16 @@ use super::*;
 #[async_trait::async_trait]
 pub trait Policies: Send + Sync {
     async fn policy(&self, org_id: Uuid) -> Result<Option<StoredPolicy>>;
+    /// Stores the org's policy document and returns the one it replaced (`None`
+    /// if it had none), read in the same transaction with the org locked, so
+    /// two admins saving at once each get the document their change replaced.
     async fn put_policy(
         &self,
         org_id: Uuid,
         document: &serde_json::Value,
         by: Uuid,
         now: OffsetDateTime,
-    ) -> Result<()>;
+    ) -> Result<Option<serde_json::Value>>;
     async fn mutes(&self, org_id: Uuid, user_id: Uuid) -> Result<Vec<Mute>>;
     /// Mutes a server for a member; `Conflict::AlreadyMuted` if it is.
     async fn mute(
@@ -40,14 +43,16 @@ pub trait Policies: Send + Sync {
         since: OffsetDateTime,
         reason: &str,
     ) -> Result<i64>;
-    /// How often the user declined this fingerprint since `since`.
-    async fn declines_since(
+    /// When the user last declined this fingerprint, if they did since `since`.
+    async fn last_decline_since(
         &self,
         org_id: Uuid,
         user_id: Uuid,
         fingerprint: &[u8],
         since: OffsetDateTime,
-    ) -> Result<i64>;
+    ) -> Result<Option<OffsetDateTime>>;
+    /// Forgets the user's declines of this fingerprint ("ask me again"); returns how many.
+    async fn forget_declines(&self, org_id: Uuid, user_id: Uuid, fingerprint: &[u8]) -> Result<u64>;
     /// Adds one to each of three counters (`key`, and the window starting at
     /// the time) and returns their new counts in the same order: one atomic
     /// upsert, so every replica counts alike, and one commit for the three.
@@ -78,7 +83,14 @@ macro_rules! impl_policy {
                 document: &serde_json::Value,
                 by: uuid::Uuid,
                 now: time::OffsetDateTime,
-            ) -> $crate::storage::Result<()> {
+            ) -> $crate::storage::Result<Option<serde_json::Value>> {
+                let mut tx = self.begin_write().await?;
+                sqlx::query(Self::LOCK_ORG).bind(org_id).execute(&mut *tx).await?;
+                let previous: Option<sqlx::types::Json<serde_json::Value>> =
+                    sqlx::query_scalar("SELECT document FROM org_policies WHERE org_id = $1")
+                        .bind(org_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
                 sqlx::query(
                     "INSERT INTO org_policies (org_id, document, updated_at, updated_by) VALUES ($1, $2, $3, $4) \
                      ON CONFLICT (org_id) DO UPDATE SET document = excluded.document, \
@@ -88,9 +100,10 @@ macro_rules! impl_policy {
                 .bind(sqlx::types::Json(document))
                 .bind($crate::storage::DbTime(now))
                 .bind(by)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
-                Ok(())
+                tx.commit().await?;
+                Ok(previous.map(|d| d.0))
             }
 
             async fn mutes(
@@ -211,15 +224,15 @@ macro_rules! impl_policy {
                 .await?)
             }
 
-            async fn declines_since(
+            async fn last_decline_since(
                 &self,
                 org_id: uuid::Uuid,
                 user_id: uuid::Uuid,
                 fingerprint: &[u8],
                 since: time::OffsetDateTime,
-            ) -> $crate::storage::Result<i64> {
-                Ok(sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM decline_records \
+            ) -> $crate::storage::Result<Option<time::OffsetDateTime>> {
+                let last: Option<$crate::storage::DbTime> = sqlx::query_scalar(
+                    "SELECT MAX(declined_at) FROM decline_records \
                      WHERE org_id = $1 AND user_id = $2 AND fingerprint = $3 AND declined_at >= $4",
                 )
                 .bind(org_id)
@@ -227,7 +240,25 @@ macro_rules! impl_policy {
                 .bind(fingerprint)
                 .bind($crate::storage::DbTime(since))
                 .fetch_one(&self.pool)
-                .await?)
+                .await?;
+                Ok(last.map(|t| t.0))
+            }
+
+            async fn forget_declines(
+                &self,
+                org_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                fingerprint: &[u8],
+            ) -> $crate::storage::Result<u64> {
+                let done = sqlx::query(
+                    "DELETE FROM decline_records WHERE org_id = $1 AND user_id = $2 AND fingerprint = $3",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .bind(fingerprint)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected())
             }
 
             async fn bump_counters(

@@ -36,6 +36,17 @@ pub trait Questions: Send + Sync {
     ) -> Result<Vec<Elicitation>>;
     /// Everything pending for a user, in every org, oldest first (for a dashboard's resync).
     async fn pending_elicitations_of_user(&self, user_id: Uuid) -> Result<Vec<Elicitation>>;
+    /// The user's questions the policy answered (or ended) since `since` whose note
+    /// they have not dismissed, in every org, newest first, at most `limit`.
+    async fn notes_of_user(
+        &self,
+        user_id: Uuid,
+        since: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<Elicitation>>;
+    /// Marks the note on one of the user's policy-answered questions dismissed;
+    /// `false` when there is no such note (not theirs, not the policy's, already dismissed).
+    async fn dismiss_note(&self, user_id: Uuid, id: Uuid, at: OffsetDateTime) -> Result<bool>;
     /// Ends, with `outcome`, every pending elicitation `which` names, at once; returns what
     /// it ended (each to be announced like any other ending).
     async fn end_pending(&self, which: PendingOf, outcome: &Outcome) -> Result<Vec<Elicitation>>;
@@ -164,6 +175,44 @@ macro_rules! impl_questions {
                 .fetch_all(&self.pool)
                 .await?;
                 rows.into_iter().map(TryInto::try_into).collect()
+            }
+
+            async fn notes_of_user(
+                &self,
+                user_id: uuid::Uuid,
+                since: time::OffsetDateTime,
+                limit: u32,
+            ) -> $crate::storage::Result<Vec<$crate::storage::Elicitation>> {
+                let rows: Vec<$crate::storage::rows::ElicitationRow> = sqlx::query_as(concat!(
+                    "SELECT ", $crate::storage::sql::elicitation_cols!(),
+                    " FROM elicitations WHERE user_id = $1 AND decided_by = 'policy' \
+                     AND note_dismissed_at IS NULL AND resolved_at >= $2 \
+                     ORDER BY resolved_at DESC, id DESC LIMIT $3"
+                ))
+                .bind(user_id)
+                .bind($crate::storage::DbTime(since))
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(TryInto::try_into).collect()
+            }
+
+            async fn dismiss_note(
+                &self,
+                user_id: uuid::Uuid,
+                id: uuid::Uuid,
+                at: time::OffsetDateTime,
+            ) -> $crate::storage::Result<bool> {
+                let done = sqlx::query(
+                    "UPDATE elicitations SET note_dismissed_at = $3 \
+                     WHERE user_id = $1 AND id = $2 AND decided_by = 'policy' AND note_dismissed_at IS NULL",
+                )
+                .bind(user_id)
+                .bind(id)
+                .bind($crate::storage::DbTime(at))
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() == 1)
             }
 
             async fn end_pending(

@@ -253,6 +253,7 @@ pub(super) struct ElicitationRow {
     pub resolved_at: Option<DbTime>,
     pub fingerprint: Option<Vec<u8>>,
     pub policy_flags: Option<Json<serde_json::Value>>,
+    pub note_dismissed_at: Option<DbTime>,
 }
 
 /// A stored word that must be one of a vocabulary's, or the row is unreadable.
@@ -302,6 +303,7 @@ impl TryFrom<ElicitationRow> for Elicitation {
             expires_at: r.expires_at.0,
             fingerprint: r.fingerprint,
             policy_flags: r.policy_flags.map(|f| f.0),
+            note_dismissed_at: r.note_dismissed_at.map(|t| t.0),
             outcome,
         })
     }

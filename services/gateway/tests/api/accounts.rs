@@ -294,3 +294,34 @@ async fn every_announced_setup_link_works_until_one_completes_setup() {
     problem(first, StatusCode::GONE, "setup-unavailable").await;
     assert!(herald_gateway::app::announce_setup_link(&app.state).await.unwrap().is_none());
 }
+
+/// `GET /api/v1/session` answers 200 whether or not the caller is signed in (the dashboard asks
+/// it first, so a signed-out visit logs no failed request), and follows the session's life.
+#[tokio::test]
+async fn the_session_probe_says_whether_a_sign_in_is_live_without_an_error_status() {
+    let app = TestApp::spawn().await;
+    let owner = app.owner().await;
+    let anon = app.browser();
+    let signed_out = anon.get("/api/v1/session").await;
+    assert_eq!(signed_out.status(), StatusCode::OK);
+    assert_eq!(signed_out.headers()["cache-control"], "no-store");
+    assert_eq!(body(signed_out).await, json!({ "signed_in": false }));
+    // A cookie that does not verify is no sign-in either.
+    let forged = reqwest::Client::new()
+        .get(app.url("/api/v1/session"))
+        .header("cookie", "herald_session=not.a.jwt")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(body(forged).await, json!({ "signed_in": false }));
+    // A token is not a dashboard sign-in.
+    let token = app.token(&owner, "acme", "probe").await;
+    assert_eq!(body(app.agent(&token).get("/api/v1/session").await).await, json!({ "signed_in": false }));
+
+    let browser = app.sign_in("owner@example.com").await;
+    assert_eq!(body(browser.get("/api/v1/session").await).await, json!({ "signed_in": true }));
+    assert_eq!(browser.post("/api/v1/auth/logout", &json!({})).await.status(), StatusCode::NO_CONTENT);
+    assert_eq!(body(browser.get("/api/v1/session").await).await, json!({ "signed_in": false }));
+    // The owner's other session is untouched.
+    assert_eq!(body(owner.get("/api/v1/session").await).await, json!({ "signed_in": true }));
+}

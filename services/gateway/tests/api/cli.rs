@@ -195,7 +195,7 @@ async fn serve_demo_prints_how_to_call_it_and_the_whole_flow_works() {
     let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
     let (listen, _) = serving(&mut child).await;
     let base = format!("http://{listen}");
-    let mut token = None;
+    let (mut token, mut sign_in) = (None, None);
     while token.is_none() {
         let line = stdout.next_line().await.unwrap().expect("the demo prints its instructions");
         if let Some(rest) = line.trim().strip_prefix("Agent token: ") {
@@ -204,8 +204,24 @@ async fn serve_demo_prints_how_to_call_it_and_the_whole_flow_works() {
         if let Some(rest) = line.trim().strip_prefix("MCP URL:") {
             assert_eq!(rest.trim(), format!("{base}/mcp/demo/demo"), "the printed URL names the real port");
         }
+        if let Some(rest) = line.trim().strip_prefix("Dashboard:") {
+            sign_in = rest.split_whitespace().next().map(str::to_owned);
+        }
+        assert!(
+            !line.contains("/api/v1/auth/login"),
+            "a person is sent to the dashboard, not the API: {line}"
+        );
     }
     let token = token.unwrap();
+    // Where a person signs in: the dashboard's page, served as HTML.
+    assert_eq!(
+        sign_in.as_deref(),
+        Some(format!("{base}/login").as_str()),
+        "the demo prints the dashboard's sign-in page"
+    );
+    let page = reqwest::get(format!("{base}/login")).await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.headers()[reqwest::header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
     let mut dashboard = crate::mcp_support::Dashboard::open_at(&base, &token).await;
     let agent = crate::mcp_support::Agent::modern_at(&base, "demo", &token, "demo");
     let call = tokio::spawn(async move {

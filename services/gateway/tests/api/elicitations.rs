@@ -46,6 +46,7 @@ fn record(app: &TestApp, org_id: Uuid, user_id: Uuid, message: &str, expires_in:
         expires_at: now + expires_in,
         fingerprint: None,
         policy_flags: None,
+        note_dismissed_at: None,
         outcome: None,
     }
 }

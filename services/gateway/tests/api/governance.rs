@@ -85,6 +85,7 @@ async fn a_cut_off_ends_what_the_server_is_asking_right_now() {
         expires_at: now + Duration::minutes(10),
         fingerprint: None,
         policy_flags: None,
+        note_dismissed_at: None,
         outcome: None,
     };
     let mut dashboard = Dashboard::open(&app, &token).await;

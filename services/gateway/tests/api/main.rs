@@ -4,12 +4,14 @@
 
 mod accounts;
 mod agent_leaves;
+mod audit_log;
 mod cli;
 mod console;
 mod demo;
 mod egress;
 mod elicitations;
 mod errors;
+mod explanations;
 mod floods;
 mod follows_truth;
 mod governance;

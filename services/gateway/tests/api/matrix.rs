@@ -92,6 +92,10 @@ fn cases(who: Who, target_member: &str) -> Vec<Case> {
         case(Method::DELETE, "/mutes/no-such-server", None, Rule::Everyone(404)),
         case(Method::DELETE, &format!("/servers/gone-{tag}"), None, Rule::Admins(204)),
         case(Method::GET, "/audit", None, Rule::Admins(200)),
+        case(Method::GET, "/audit/filters", None, Rule::Admins(200)),
+        case(Method::GET, "/audit/export?format=jsonl", None, Rule::Admins(200)),
+        case(Method::POST, &format!("/elicitations/{random}/dismiss-note"), None, Rule::Everyone(404)),
+        case(Method::POST, &format!("/elicitations/{random}/ask-again"), None, Rule::Everyone(404)),
         case(Method::GET, "/elicitations", None, Rule::Members(200)),
         case(Method::GET, &format!("/elicitations/{random}"), None, Rule::Everyone(404)),
         case(

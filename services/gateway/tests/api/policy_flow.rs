@@ -59,10 +59,11 @@ async fn a_credential_ask_is_declined_unseen_and_the_person_and_admins_are_told(
     let result = call(&w, "fish_for_password", json!({})).await.unwrap();
     // Exactly what a person's decline produces at the server.
     assert_eq!(result, "Password request declined by the user");
-    let notice = dashboard.next_of("notice").await;
-    assert_eq!(notice["kind"], "credential_ask_blocked");
-    assert_eq!(notice["server"]["slug"], "demo", "the notice names the server, for a one-click cut-off");
-    assert!(notice["message"].as_str().unwrap().to_lowercase().contains("password"), "{notice}");
+    // The person's note names the server (for a one-click cut-off) and what was found
+    // (tests/api/explanations.rs has the admins' side).
+    let note = dashboard.next_of("elicitation.explained").await;
+    assert_eq!(note["server"]["slug"], "demo");
+    assert_eq!(note["policy"]["because"]["credential_hits"][0]["category"], "password", "{note}");
     let record = latest(&w.owner).await;
     assert_eq!(
         (record["action"].clone(), record["decided_by"].clone(), record["reason"].clone()),
@@ -119,6 +120,8 @@ async fn a_declined_question_is_remembered_and_pestering_mutes_the_server() {
     // The same question again: declined from memory, never shown.
     assert_eq!(call(&w, "deploy", deploy("staging")).await.unwrap(), "Deployment declined by the user");
     assert_eq!(latest(&w.owner).await["reason"], "previously_declined");
+    let note = dashboard.next_of("elicitation.explained").await;
+    assert_eq!(note["policy"]["because"]["muted_for_pestering"], false, "{note}");
     // A different question still gets through.
     let other = call(&w, "deploy", deploy("production"));
     let shown = dashboard.next_of("elicitation.created").await;
@@ -128,8 +131,8 @@ async fn a_declined_question_is_remembered_and_pestering_mutes_the_server() {
 
     // The second re-ask reaches the threshold: the server is muted for the person, who is told.
     assert_eq!(call(&w, "deploy", deploy("staging")).await.unwrap(), "Deployment declined by the user");
-    let notice = dashboard.next_of("notice").await;
-    assert_eq!(notice["kind"], "auto_muted");
+    let note = dashboard.next_of("elicitation.explained").await;
+    assert_eq!(note["policy"]["because"]["muted_for_pestering"], true, "{note}");
     let mutes = body(w.owner.get("/api/v1/orgs/acme/mutes").await).await;
     assert_eq!(mutes["mutes"][0]["reason"], "pestering");
 }

@@ -220,6 +220,29 @@ async fn only_owners_touch_the_owner_role() {
     assert!(owners_only(store.set_role(org, other, Role::Owner, Role::Admin).await.map(|_| ())));
     assert!(owners_only(store.set_role(org, owner, Role::Member, Role::Admin).await.map(|_| ())));
     assert!(owners_only(store.remove_member(org, owner, Role::Admin).await));
-    assert_eq!(store.set_role(org, other, Role::Admin, Role::Admin).await.unwrap().role, Role::Admin);
-    assert_eq!(store.set_role(org, other, Role::Owner, Role::Owner).await.unwrap().role, Role::Owner);
+    // Each change says what the role was, read as the rules were checked.
+    let (now_admin, was) = store.set_role(org, other, Role::Admin, Role::Admin).await.unwrap();
+    assert_eq!((now_admin.role, was), (Role::Admin, Role::Member));
+    let (now_owner, was) = store.set_role(org, other, Role::Owner, Role::Owner).await.unwrap();
+    assert_eq!((now_owner.role, was), (Role::Owner, Role::Admin));
+}
+
+#[tokio::test]
+async fn saving_a_policy_returns_the_document_it_replaced_even_when_two_saves_race() {
+    let app = TestApp::spawn().await;
+    let store = app.state.store.clone();
+    let (org, owner) = org_with_owner(&store, "racing", "racing@example.com").await;
+    let doc = |n: u32| serde_json::json!({ "rate_caps": { "per_org_per_hour": n } });
+    assert_eq!(store.put_policy(org, &doc(1), owner, now()).await.unwrap(), None, "nothing stored before");
+    assert_eq!(store.put_policy(org, &doc(2), owner, now()).await.unwrap(), Some(doc(1)));
+    // Two saves at once: each replaced a different document, and one of them replaced the other.
+    let (third, fourth) = (doc(3), doc(4));
+    let (a, b) = tokio::join!(
+        store.put_policy(org, &third, owner, now()),
+        store.put_policy(org, &fourth, owner, now())
+    );
+    let (a, b) = (a.unwrap().unwrap(), b.unwrap().unwrap());
+    assert_ne!(a, b, "both diffed against the same document");
+    assert!([a.clone(), b.clone()].contains(&doc(2)), "{a} {b}");
+    assert!([a, b].iter().any(|d| *d == third || *d == fourth), "the later save replaced the earlier one");
 }
