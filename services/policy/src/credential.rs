@@ -10,8 +10,8 @@
 //! secrets, private keys, recovery (seed) phrases, session cookies, one-time
 //! and verification codes, PINs, and payment card numbers, expiry dates and
 //! security codes, in English, Spanish, French, German, Portuguese, Italian,
-//! Dutch, Polish, Turkish, Russian, Arabic, Hindi, Chinese, Japanese and
-//! Korean, through abbreviations and obfuscations (`pwd`, `pw`, `creds`,
+//! Dutch, Polish, Turkish, Russian, Arabic, Hindi, Chinese, Japanese, Korean
+//! and Swedish, through abbreviations and obfuscations (`pwd`, `pw`, `creds`,
 //! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `x-api-key`, `apiKey`, `2FA`,
 //! full-width letters, zero-width spaces, Cyrillic and Greek look-alikes).
 //! Answers to security questions (`your mother's maiden name`, or an
@@ -439,6 +439,9 @@ struct Evidence {
     question: bool,
     /// A queue ticket is discussed.
     queue: bool,
+    /// A `pin code` of an address form is named (India's postal code): a
+    /// bare `pin` in the same request is that too.
+    place_pin: bool,
 }
 
 /// How a term came to count.
@@ -755,7 +758,12 @@ impl CredentialDetector {
             if k == Kind::Blocker {
                 reading.blockers.push((m.start, m.end));
             }
-            if matches!(k, Kind::Term(..) | Kind::Context(_) | Kind::Allow) && blocked(m) {
+            // A queue phrase is often also a blocker of the word it holds
+            // (`senha de atendimento`): it still says a queue is discussed.
+            if matches!(k, Kind::Term(..) | Kind::Context(_) | Kind::Allow)
+                && k != Kind::Context(Context::Queue)
+                && blocked(m)
+            {
                 continue;
             }
             match k {
@@ -934,7 +942,17 @@ impl CredentialDetector {
             let silenced = allow_clauses.contains(&c)
                 || around.iter().any(|o| match o.kind {
                     Kind::MetaAfter => meta_after(o),
-                    Kind::MetaBefore => before_within(o, META_BEFORE_GAP),
+                    // Not when a property of the person's own secret
+                    // follows (`our records show your PIN ends in 39`).
+                    Kind::MetaBefore => {
+                        before_within(o, META_BEFORE_GAP)
+                            && !around.iter().any(|q| {
+                                q.kind == Kind::Own { cue: true }
+                                    && q.start >= m.end
+                                    && clause(q.start) == c
+                                    && gap(norm, m.end, q.start) <= 1
+                            })
+                    }
                     // A request that starts with the question word (`cuál
                     // es tu`, `which of these is`) reads it.
                     // `Which street did you grow up on?` asks the answer.
@@ -960,6 +978,7 @@ impl CredentialDetector {
                 reading.silenced.push(category);
                 continue;
             }
+            evidence.place_pin |= sense == Sense::UnlessPlace && category == Category::Pin;
             let own = own_near();
             let cue = around
                 .iter()
@@ -976,7 +995,9 @@ impl CredentialDetector {
                     {
                         Some((o, u32::from(rules::PROPERTY_GAP)))
                     }
-                    Kind::Which if owned_after && o.end <= m.start => Some((o, u32::from(rules::CUE_GAP))),
+                    Kind::Which if (owned_after || answer) && o.end <= m.start => {
+                        Some((o, u32::from(rules::CUE_GAP)))
+                    }
                     _ => None,
                 })
                 .filter(|(o, _)| clause(o.start) == c)
@@ -1136,10 +1157,16 @@ impl CredentialDetector {
                 if !in_quotes && !guess_literal(value) {
                     continue;
                 }
-                if !in_quotes && k > GUESS_TOKENS {
+                let copula = |o: &&Match| o.kind == Kind::Copula;
+                // Further off, an unquoted value needs a copula right before
+                // it (`la contraseña de tu e.firma del SAT es Mariposa88?`).
+                if !in_quotes
+                    && k > GUESS_TOKENS
+                    && !(forward
+                        && around.iter().filter(copula).any(|o| o.end <= ts && gap(norm, o.end, ts) == 0))
+                {
                     return false;
                 }
-                let copula = |o: &&Match| o.kind == Kind::Copula;
                 let (from, to) = if forward { (m.end, ts) } else { (te, m.start) };
                 let between = around.iter().filter(copula).any(|o| from <= o.start && o.end <= to);
                 // Punctuation glued to the value is part of it (`Seoul2023!
@@ -1248,6 +1275,31 @@ impl CredentialDetector {
                     pattern: None,
                     cue_text: String::new(),
                 });
+            }
+        }
+
+        // A free-text field whose default or description shows a compound
+        // value with a credential in it (`redis://default:<password>@…`,
+        // `Server=…;Password=…;`) asks for that credential.
+        if f.kind == FieldKind::Text {
+            for (part, text) in
+                [(FieldPart::Default, f.default.as_deref()), (FieldPart::Description, f.description)]
+            {
+                if let Some(text) = text
+                    && secrets::inline_credential(text)
+                {
+                    out.push(Pending {
+                        location: location(part),
+                        category: Category::Password,
+                        sense: Sense::Plain,
+                        matched: shorten(text),
+                        reason: Reason::Value { what: "a compound value with a credential in it" },
+                        pattern: None,
+                        cue_text: String::new(),
+                    });
+                    evidence.inline = true;
+                    break;
+                }
             }
         }
 
@@ -1383,7 +1435,7 @@ impl CredentialDetector {
                 Sense::NeedsCard if evidence.card => p.category,
                 Sense::NeedsOtp if evidence.otp => p.category,
                 Sense::UnlessPlace if !(evidence.address || evidence.map) => p.category,
-                Sense::UnlessMap if !evidence.map => p.category,
+                Sense::UnlessMap if !(evidence.map || (evidence.place_pin && evidence.address)) => p.category,
                 Sense::CardOrOtp if evidence.card => Category::CardSecurityCode,
                 Sense::CardOrOtp => Category::OneTimeCode,
                 Sense::NeedsInline if evidence.inline => p.category,

@@ -156,7 +156,9 @@ fn corpus_recall_and_false_positive_rate() {
     // The corpus itself must stay representative.
     assert!(entries.len() >= 250, "corpus has {} entries", entries.len());
     assert!(benign * 3 >= entries.len(), "at least a third of the corpus must be hard negatives");
-    for lang in ["en", "es", "fr", "de", "pt", "it", "nl", "pl", "tr", "ru", "ar", "hi", "zh", "ja", "ko"] {
+    for lang in
+        ["en", "es", "fr", "de", "pt", "it", "nl", "pl", "tr", "ru", "ar", "hi", "zh", "ja", "ko", "sv"]
+    {
         let c = per_lang.get(lang).copied().unwrap_or_default();
         assert!(c[0] > 0 && c[2] > 0, "{lang} needs both asks and benign entries");
     }

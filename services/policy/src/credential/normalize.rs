@@ -138,6 +138,16 @@ impl Norm {
                     st.bracket = false;
                     Class::Separator
                 }
+                // A count in parentheses is part of the phrase around it
+                // (`Kurtarma ifadenizi (12 kelime) girin`, `復元フレーズ（12単語）を`).
+                '(' | '（' if counts_soon(&src[off + raw.len_utf8()..]) => {
+                    st.paren = true;
+                    Class::Separator
+                }
+                ')' | '）' if st.paren => {
+                    st.paren = false;
+                    Class::Separator
+                }
                 '!' | '?' | '…' | '。' | '！' | '？' if next.is_some_and(closes_quote) => {
                     Class::Separator
                 }
@@ -206,7 +216,8 @@ impl Norm {
         let joins = |i: usize| {
             bytes[starts[i] - 1] == SPACE
                 && self.tokens[i].phrase == self.tokens[i - 1].phrase
-                && self.orig[starts[i]] - self.orig[starts[i - 1]] <= 2
+                // (a letter of two bytes, `h.a.s.ł.o`, leaves three)
+                && self.orig[starts[i]] - self.orig[starts[i - 1]] <= 3
         };
         let mut runs = Vec::new();
         let mut i = 0;
@@ -395,6 +406,8 @@ struct Builder {
     dot: bool,
     /// Whether a corner bracket (`「`) that closes soon is open.
     bracket: bool,
+    /// Whether a parenthesised count (`(12 words)`) is open.
+    paren: bool,
     script: Script,
     /// Byte offset in the text where the current token starts.
     token_start: usize,
@@ -415,6 +428,7 @@ impl Default for Builder {
             spelled: false,
             dot: false,
             bracket: false,
+            paren: false,
             script: Script::Other,
             token_start: 0,
             latin: false,
@@ -472,6 +486,20 @@ fn opens_quote(c: char) -> bool {
 fn closes_soon(rest: &str, open: char) -> bool {
     let close = if open == '「' { '」' } else { '』' };
     rest.chars().take(64).take_while(|&c| c != '\n').any(|c| c == close)
+}
+
+/// Whether `rest`, right after an opening parenthesis, is a number and at
+/// most one short word, closed (`12 kelime)`, `24 words)`, `12単語）`).
+fn counts_soon(rest: &str) -> bool {
+    let Some(close) = rest.char_indices().take(16).find(|&(_, c)| c == ')' || c == '）').map(|(i, _)| i)
+    else {
+        return false;
+    };
+    let inner = rest[..close].trim();
+    let digits = inner.chars().take_while(char::is_ascii_digit).count();
+    (1..=2).contains(&digits)
+        && inner[digits..].chars().all(|c| c.is_alphanumeric() || c == ' ')
+        && inner[digits..].split_whitespace().count() <= 1
 }
 
 /// Characters that are dropped without separating anything.

@@ -96,6 +96,7 @@ mod nl;
 mod pl;
 mod pt;
 mod ru;
+mod sv;
 mod tr;
 mod zh;
 
@@ -221,6 +222,7 @@ pub(crate) const LANGUAGES: &[&LangRules] = &[
     &zh::RULES,
     &ja::RULES,
     &ko::RULES,
+    &sv::RULES,
 ];
 
 /// How many tokens may separate a term from a request cue.

@@ -327,6 +327,26 @@ fn userinfo_url(text: &str) -> bool {
         }
         from = start;
     }
+    // A Go driver's DSN: `user:password@tcp(host:3306)/db`.
+    for proto in ["@tcp(", "@unix("] {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(proto) {
+            let end = from + at;
+            from = end + proto.len();
+            let userinfo = bytes[..end]
+                .iter()
+                .rev()
+                .take_while(|&&b| !matches!(b, b' ' | b'\n' | b'\t' | b'"' | b'\'' | b'/' | b'('))
+                .count();
+            let userinfo = &bytes[end - userinfo..end];
+            if let Some(colon) = userinfo.iter().position(|&b| b == b':')
+                && colon > 0
+                && colon + 1 < userinfo.len()
+            {
+                return true;
+            }
+        }
+    }
     false
 }
 

@@ -11,6 +11,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "de",
     terms: &[
+        (ApiKey, &["api schlüssels", "geheimen schlüssels", "zugangsschlüssels", "api keys"]),
+        (Password, &["passw", "kennw", "pw vom", "pip conf"]),
         (Password, &[
             "*passwort", "*passworts", "*passwörter", "*kennwort", "*kennworts", "*kennwörter", "zugangsdaten",
             "anmeldedaten", "*zugangscode", "mädchenname ihrer mutter", "mädchenname deiner mutter",
@@ -92,6 +94,7 @@ pub(super) const RULES: LangRules = LangRules {
     not_requests: &[
         "wir senden ihnen", "wir schicken ihnen", "senden wir ihnen", "erneut senden", "sagen sie mir bescheid",
         "geben sie bescheid", "sag mir bescheid", "bescheid",
+        "wie heißt der neue", "wie heißt die neue", "wie heißt das neue", "wie soll der neue", "wie soll die neue", "wie soll das neue",
     ],
     meta_before: &[
         "länge des", "länge ihres", "mindestlänge", "mindestlänge des", "anzahl der", "anzahl", "maximale",
@@ -123,6 +126,8 @@ pub(super) const RULES: LangRules = LangRules {
         "melden sie sich mit", "melde dich mit", "loggen sie sich mit", "verraten sie", "verrate",
         "teilen sie mir", "teil mir", "trag", "zeig mir", "zeigen sie mir", "zeig", "weiterleiten",
         "leiten sie", "leite",
+        "schicken", "schick", "senden", "rüberschicken", "kannst du mir", "könnt ihr mir",
+        "bitte die", "bitte den", "bitte das", "bitte ihre", "bitte ihr", "bitte deine", "bitte dein", "eintragen", "eingeben",
     ],
     near_cues: &[
         "bestätigen sie", "bestätigen", "bestätige", "wählen sie", "wähle", "festlegen", "erforderlich",
@@ -166,6 +171,7 @@ pub(super) const RULES: LangRules = LangRules {
         "stellen ihrer", "stelle deines", "stellen deines", "stelle des", "stellen des", "zeichen ihres",
         "zeichen deines", "buchstaben ihres", "buchstaben deines", "ziffer ihrer", "ziffern ihrer",
         "ziffer ihres", "ziffern ihres",
+        "welches dieser wörter", "welche dieser wörter", "welches dieser", "welche dieser", "gehört zu ihrer", "gehört zu deiner", "gehört zu ihrem", "gehört zu deinem", "letzten vier zeichen", "ersten vier zeichen", "letzten # zeichen", "ersten # zeichen", "zeichen ihres", "zeichen deines", "zeichen ihrer", "zeichen deiner", "ziffern ihrer", "ziffern ihres", "stellen ihres", "stellen ihrer",
     ],
     qualifiers: &["live", "produktion", "produktions", "test", "deploy", "bereitstellungs"],
     qualified: &[
@@ -185,7 +191,9 @@ pub(super) const RULES: LangRules = LangRules {
         "ihre telefonnummer",
     ],
     copulas: &["ist", "lautet", "lautete", "noch", "war", "ist noch", "immer noch"],
-    whether: &["ob"],
+    whether: &["ob",
+        "bestätigen sie dass", "bestätige dass", "bestätigen dass",
+    ],
     security_question: &[
         "*sicherheitsfrage", "*sicherheitsfragen", "geheimfrage", "geheime frage", "mädchenname",
         "geburtsname ihrer mutter", "erstes haustier", "ersten haustiers", "erste schule",

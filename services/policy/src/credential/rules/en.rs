@@ -10,6 +10,9 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "en",
     terms: &[
+        (AccessToken, &["your pat", "ur pat", "my pat"]),
+        (ClientSecret, &["hash iv", "hashiv", "merchant hash key", "crc key", "crc klucz"]),
+        (Password, &["sasl jaas config", "jaas config", "sasl password", "sasl jaas", "pip conf", "pip ini", "pip config", "maven settings xml", "m2 settings xml", "gradle properties", "composer auth json", "auth json", "docker config", "config json of docker", "nuget config"]),
         (Password, &[
             "password", "passwords", "passwd", "pwd", "pword", "pass word", "credentials", "login credentials",
             "login details", "sign in details", "logon password", "pw", "security answer",
@@ -206,6 +209,7 @@ pub(super) const RULES: LangRules = LangRules {
         "licence key", "product key", "serial key", "access pass", "all access pass", "backstage pass",
         "press pass", "season pass", "day pass", "guest pass", "visitor pass", "hall pass", "free pass",
         "pin pad", "pinpad",
+        "ssh key to register", "deploy key fingerprint", "key fingerprint", "key fingerprints", "ssh key fingerprint", "ssh key label", "ssh key name", "ssh key title",
     ],
     not_requests: &[
         "send you", "we ll send", "we will send", "will send", "we sent", "we have sent", "we ve sent",
@@ -230,6 +234,7 @@ pub(super) const RULES: LangRules = LangRules {
         "label of", "id of", "format of", "prefix of", "rotation of", "rotation for", "deactivate", "roll",
         "roll the", "reroll", "re roll", "renew", "archive", "suspend", "invalidate", "check that",
         "verify that",
+        "name your", "name the", "name this", "give your", "label your",
     ],
     statements: &[
         "is", "are", "was", "were", "will", "must", "should", "can", "cannot", "may", "has", "have", "expires",
@@ -278,6 +283,7 @@ pub(super) const RULES: LangRules = LangRules {
         "hand over", "dump", "read me", "copy and paste", "copy paste", "attach", "attaching", "attached",
         "upload your", "send us", "email me", "dm me", "message me", "log on with", "login using",
         "log in using", "sign in using", "copy", "copy over", "show me",
+        "drop the", "drop me", "can u", "could u", "can you send", "can you share", "can you paste", "can you give", "send me", "u send", "shoot me", "gimme", "need ur", "whats ur", "what s ur", "ur",
     ],
     near_cues: &[
         "confirm", "confirm your", "verify", "verify your", "set", "set a", "set your", "choose", "choose a",
@@ -302,6 +308,7 @@ pub(super) const RULES: LangRules = LangRules {
     address: &[
         "address", "delivery", "shipping", "city", "locality", "postal", "post office", "district", "street",
         "area", "village", "town",
+        "nearest store", "store near", "nearby store", "stores near", "near you", "nearby",
     ],
     map: &["map", "maps", "marker", "location", "coordinates", "latitude", "longitude"],
     carriers: &[
@@ -320,6 +327,7 @@ pub(super) const RULES: LangRules = LangRules {
         "appsettings json", "docker compose", "compose file", "wp config", "wp config php", "datasource",
         "datasource block", "request", "http request", "raw request", "full request", "api request",
         "api call", "settings", "smtp settings", "mail settings",
+        "client properties", "kafka properties", "consumer properties", "producer properties", "properties",
     ],
     own: &[
         "current", "existing", "actual", "my", "present", "correct", "real", "do you use", "you use",
@@ -342,6 +350,7 @@ pub(super) const RULES: LangRules = LangRules {
         "# words", "end in", "ends in", "begin in", "characters of your", "character of your",
         "letters of your", "letter of your", "digits of your", "digit of your", "positions of your",
         "position of your",
+        "which of the following", "which of these words", "part of your", "not part of your", "is not in your", "isn t in your", "which word is not", "which word isn t",
     ],
     qualifiers: &[
         "npm", "pypi", "git lab", "git hub", "slack", "stripe", "azure", "aws", "gcp", "google", "cloud",
@@ -398,9 +407,11 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     please: &["please", "pls", "plz"],
     which: &["which", "which one of the"],
-    not_negations: &[],
+    not_negations: &["not part of your", "not part of", "is not in your", "isn t in your", "isn t part of", "not one of your"],
     question_cues: &["what"],
-    possessive: &["your", "your own"],
+    possessive: &["your", "your own",
+        "ur",
+    ],
     properties: &[
         "contains", "contain", "include", "includes", "longer than", "shorter than", "have more than",
         "has more than", "have fewer than", "has fewer than", "have at least", "has at least", "the same as",
@@ -409,9 +420,12 @@ pub(super) const RULES: LangRules = LangRules {
         "at most", "the same as the one", "same one as", "identical to", "different from", "your birthday",
         "your birth date", "your date of birth", "your birth year", "your year of birth", "your phone number",
         "your name", "your pet s name", "the default", "the one printed", "the same one",
+        "still the one", "still the same", "part of", "is part of",
     ],
     copulas: &["is", "was", "still", "is still", "equal to", "equals", "set to"],
-    whether: &["whether", "if"],
+    whether: &["whether", "if",
+        "confirm that", "confirm whether",
+    ],
     security_question: &[
         "security question", "security questions", "secret question", "secret questions",
         "challenge question", "challenge questions", "memorable question", "verification question",
@@ -429,6 +443,7 @@ pub(super) const RULES: LangRules = LangRules {
         "headers included", "full headers", "all headers", "all the headers", "complete with headers",
         "keys included", "with the keys", "with keys", "including the keys", "including keys", "with the key",
         "rclone", "s3cmd", "boto config",
+        "including authorization", "including the authorization", "including authorization and cookie", "keep every header", "keep all headers", "every header", "connection strings section", "with the connection strings",
     ],
     redactions: &[
         "redacted", "removed", "masked", "stripped", "omitted", "blanked out", "scrubbed", "censored",

@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (Password, &["primer colegio", "primera escuela", "primera mascota", "nombre de tu primera mascota", "tu primer colegio"]),
+        (OneTimeCode, &["token móvil", "token movil", "token digital", "clave dinámica", "clave dinamica", "digitos del token", "dígitos del token", "dígitos que aparecen en tu token", "código del token", "codigo del token"]),
         (Password, &[
             "contraseña", "contraseñas", "clave", "clave de acceso", "credenciales", "clave personal",
             "clave de usuario", "clave bancaria", "nombre de soltera de tu madre",
@@ -78,6 +80,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["6 dígitos", "8 dígitos", "seis dígitos", "ocho dígitos", "4 dígitos"]),
         (OneTimeCode, Sense::NeedsOtp, &["código", "código de confirmación", "código de acceso"]),
         (CardSecurityCode, Sense::CardOrOtp, &["código de seguridad"]),
         (CardExpiry, Sense::NeedsCard, &[
@@ -119,6 +122,7 @@ pub(super) const RULES: LangRules = LangRules {
         "seguridad de la", "fortaleza de la", "guardar la", "guardar tu", "recordar", "mostrar", "ocultar",
         "favorito", "favorita", "generador de", "id de la", "id del", "id de", "identificador de la",
         "identificador del", "identificador de",
+        "ponle un nombre a", "pon un nombre a", "nombre a tu", "nombre a la", "nombre para tu", "nombre para la",
     ],
     statements: &["es", "son", "será", "serán", "debe", "deben", "está", "están", "se guarda", "se guardan"],
     meta_after: &[
@@ -140,6 +144,7 @@ pub(super) const RULES: LangRules = LangRules {
         "entra con", "facilítame", "facilítanos", "indícame", "indícanos", "cópiame", "cópianos",
         "copia y pega", "copia y pégalo", "pégame", "pégalo aquí", "pégamelo", "reenvía", "reenvíame",
         "reenvíanos", "reenvíe", "reenviar",
+        "cómo se llamaba", "como se llamaba", "cuál era", "cual era", "cómo se llama", "como se llama",
     ],
     near_cues: &[
         "confirme", "confirma", "confirmar", "verifique", "verifica", "elija", "elige", "establece",
@@ -154,6 +159,7 @@ pub(super) const RULES: LangRules = LangRules {
         "enviado", "enviamos", "te enviamos", "sms", "mensaje de texto", "dígitos", "autenticador",
         "verificación", "verificar", "iniciar sesión", "autenticación", "app de autenticación",
         "aplicación de autenticación", "tu app", "mandamos", "te mandamos", "te llegó", "llegó", "whatsapp",
+        "token", "aparecen en tu", "te llegó", "te llego", "te enviamos", "enviamos",
     ],
     address: &["dirección", "envío", "entrega", "ciudad", "domicilio", "calle", "localidad"],
     map: &["mapa", "ubicación", "coordenadas"],
@@ -198,6 +204,7 @@ pub(super) const RULES: LangRules = LangRules {
         "pregunta de seguridad", "preguntas de seguridad", "pregunta secreta", "preguntas secretas",
         "pregunta de verificación", "primera mascota", "nombre de soltera", "primer colegio",
         "mejor amigo de la infancia", "ciudad natal", "ciudad donde naciste",
+        "cómo se llamaba tu", "como se llamaba tu", "cómo se llamaba su", "primer colegio", "primera escuela", "nombre de tu primera mascota",
     ],
     inline_only: &[
         "con las cabeceras", "con todas las cabeceras", "con los encabezados", "con todos los encabezados",

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "fr",
     terms: &[
+        (Pin, &["code d accès", "code d'accès", "code d accès à", "code confidentiel"]),
         (Password, &[
             "mot de passe", "mots de passe", "mdp", "identifiants", "identifiants de connexion",
             "code d'accès personnel", "nom de jeune fille de votre mère", "nom de jeune fille de ta mère",

@@ -104,6 +104,7 @@ pub(super) const RULES: LangRules = LangRules {
         "ho bisogno del", "abbiamo bisogno di", "come si chiamava", "come si chiama", "allega", "alleghi",
         "allegare", "carica", "carichi", "accedi con", "acceda con", "comunicami", "inviami", "forniscimi",
         "incollami", "incollaci", "inoltra", "inoltrami", "inoltraci", "inoltrare",
+        "mi giri", "girami", "mandami", "passami", "mi passi", "mi mandi",
     ],
     near_cues: &[
         "conferma", "confermi", "scegli", "scelga", "imposta", "obbligatoria", "obbligatorio", "richiesta",
@@ -145,6 +146,7 @@ pub(super) const RULES: LangRules = LangRules {
         "è più lunga di", "è più lungo di", "è più corta di", "è più corto di", "ha più di", "ha meno di",
         "ha almeno", "contiene", "include", "è uguale a", "coincide con", "la stessa di", "lo stesso di",
         "uguale a", "la stessa che", "la tua data di nascita", "il tuo anno di nascita", "il tuo compleanno",
+        "ancora quella", "è ancora quella", "ancora la stessa", "la stessa di", "uguale a", "contiene", "inizia con", "finisce con", "termina con",
     ],
     copulas: &["è", "è ancora", "era", "resta", "rimane"],
     whether: &["se"],

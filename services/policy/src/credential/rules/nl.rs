@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "nl",
     terms: &[
+        (Password, &["wachtw", "ww"]),
+        (OneTimeCode, &["*signeercode", "*ondertekencode", "*responscode", "*inlogcode", "*e.identificatiecode"]),
         (Password, &[
             "*wachtwoord", "*wachtwoorden", "inloggegevens", "toegangsgegevens", "meisjesnaam van je moeder",
             "meisjesnaam van uw moeder", "meisjesnaam moeder", "beveiligingsantwoord",
@@ -97,6 +99,7 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &[
         "verstuurd", "gestuurd", "ontvangen", "sms", "cijfers", "authenticator", "cijferige", "stuurden",
         "whatsapp", "gestuurd hebben",
+        "scanner", "rabo scanner", "digipas", "identifier",
     ],
     address: &["adres", "bezorging", "bezorgadres", "woonplaats", "straat"],
     map: &["kaartlocatie", "locatie"],

@@ -9,6 +9,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pl",
     terms: &[
+        (RecoveryPhrase, &["fraza odzyskiwania", "frazy odzyskiwania", "frazę odzyskiwania", "frazie odzyskiwania", "fraza seed", "frazy seed"]),
+        (ClientSecret, &["klucz crc", "klucz do raportów"]),
         (Password, &[
             "hasło", "hasła", "hasłem", "haśle", "haseł", "dane logowania", "danych logowania",
             "nazwisko panieńskie matki", "nazwisko panieńskie twojej matki", "nazwisko panieńskie pana matki",
@@ -131,6 +133,7 @@ pub(super) const RULES: LangRules = LangRules {
         "komenda curl", "linię", "linia", "linijkę", "linii", "zmienną", "zmienna", "sekcję", "sekcja",
         "sekcji", "fragment", "blok", "zmienne środowiskowe", "zapytanie", "żądanie", "request",
         "wywołanie api",
+        "dsn", "dsn do bazy",
     ],
     own: &[
         "obecny", "obecne", "obecnym", "obecnego", "aktualne", "aktualny", "aktualnym", "bieżące", "bieżący",
@@ -147,6 +150,7 @@ pub(super) const RULES: LangRules = LangRules {
         "drugi znak", "trzeci znak", "# słów", "jest twoją", "znak twojego", "znaki twojego", "znak swojego",
         "znaki swojego", "literę twojego", "litery twojego", "cyfrę twojego", "cyfry twojego", "pozycje",
         "pozycja #",
+        "które z tych słów", "które z tych", "trzecim słowem", "drugim słowem", "pierwszym słowem", "ostatnim słowem", "#. słowem", "słowem twojej", "słowem twojego",
     ],
     back_cues: &[
         "wklej go", "wklej ją", "wklej je", "wklej tutaj", "wklej tu", "wyślij go", "wyślij ją", "prześlij go",
@@ -182,5 +186,6 @@ pub(super) const RULES: LangRules = LangRules {
         "usunięte", "usuniętym", "usuniętą", "usunięty", "zamaskowane", "zamaskowanym", "zamaskowaną",
         "ukryte", "ukrytym", "zakryte", "zakrytym", "wykropkowane",
     ],
+    qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów"],
     ..LangRules::EMPTY
 };

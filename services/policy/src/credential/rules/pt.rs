@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pt",
     terms: &[
+        (ApiKey, &["chave da conta de serviço", "json da conta de serviço", "ficheiro json da conta de serviço", "arquivo json da conta de serviço", "credenciais da conta de serviço"]),
+        (Passphrase, &["frase passe", "frase-passe", "frase palavra passe"]),
         (Password, &[
             "palavra passe", "palavra chave de acesso", "credenciais", "nome de solteira da sua mãe",
             "nome de solteira de sua mãe", "nome de solteira da tua mãe", "resposta de segurança",
@@ -114,6 +116,7 @@ pub(super) const RULES: LangRules = LangRules {
         "diga", "preciso que você me diga", "preciso saber", "anexe", "anexar", "envie o arquivo", "suba",
         "faça upload", "entre com", "faça login com", "acesse com", "repassa", "repasse", "me repassa",
         "encaminhe", "encaminha", "me encaminha", "encaminhar",
+        "cola", "cola aqui", "manda", "manda aqui", "passa", "me passa",
     ],
     near_cues: &[
         "confirme", "confirmar", "escolha", "defina", "crie", "obrigatória", "obrigatório", "necessária",
@@ -165,6 +168,7 @@ pub(super) const RULES: LangRules = LangRules {
         "tem mais de", "tem menos de", "tem pelo menos", "contém", "inclui", "é maior que",
         "é mais longa que", "é igual a", "a mesma que", "o mesmo que", "igual à", "igual ao",
         "sua data de nascimento", "seu aniversário", "seu ano de nascimento", "seu telefone",
+        "inclui", "contém", "tem mais de", "começa com", "começa por", "termina em", "é igual a",
     ],
     copulas: &["é", "ainda é", "era", "continua sendo", "continua"],
     whether: &["se"],

@@ -10,6 +10,9 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "tr",
     terms: &[
+        (RecoveryPhrase, &["12 kelime", "24 kelime", "12 kelimeyi", "24 kelimeyi"]),
+        (RecoveryPhrase, &["kurtarma ifade*", "kurtarma ifadenizi", "kurtarma cümle*", "gizli kurtarma ifade*"]),
+        (Password, &["ilk öğretmeninizin adı", "ilk öğretmenin adı", "ilk evcil hayvanınızın adı", "annenizin kızlık soyadı", "doğduğunuz şehir"]),
         (Password, &[
             "şifre*", "parola*", "giriş bilgileri*", "kimlik bilgileri*", "kızlık soyad*", "annenizin kızlık*",
             "güvenlik sorusunun cevab*", "güvenlik cevab*", "gizli cevab*", "ilk evcil hayvan*", "ilk okul*",
@@ -119,6 +122,8 @@ pub(super) const RULES: LangRules = LangRules {
         "dokuzuncu kelime*", "onuncu kelime*", "son iki hane*", "son üç hane*", "son iki rakam*",
         "ilk iki hane*", "ikinci karakter*", "# kelime*", "aşağıdakilerden hangisi", "ile mi başlıyor",
         "karakterlerini", "karakterini", "harflerini", "harfini", "rakamlarını", "hanesini",
+        "hangisiydi", "bunlardan hangisi", "aşağıdakilerden hangisi",
+        "mi başlıyor", "ile mi başlıyor", "harfle mi başlıyor", "başlıyor mu", "ile başlıyor mu", "mi bitiyor", "ile mi bitiyor", "bitiyor mu",
     ],
     please: &["lütfen"],
     which: &["hangi"],
@@ -137,11 +142,13 @@ pub(super) const RULES: LangRules = LangRules {
     security_question: &[
         "güvenlik soru*", "gizli soru*", "kızlık soyad*", "ilk evcil hayvan*", "ilk okul*",
         "çocukluk arkadaş*", "doğduğunuz şehir*",
+        "güvenlik sorusu", "güvenlik sorunuz", "ilk öğretmeninizin", "ilk öğretmen", "ilk evcil hayvan",
     ],
     inline_only: &[
         "şifresiyle birlikte", "şifre dahil", "parolasıyla birlikte", "başlıklarıyla birlikte",
         "başlıklar dahil", "header dahil", "headerlar dahil", "tüm başlıklar*", "anahtarlarıyla birlikte",
         "anahtarlar dahil", "başlığıyla birlikte", "başlığı dahil", "başlıklarıyla", "header ile",
+        "satırı dahil", "satırıyla birlikte", "parolası dahil", "şifresi dahil",
     ],
     redactions: &[
         "kaldırılmış", "kaldırarak", "gizlenmiş", "gizleyerek", "maskelenmiş", "maskeleyerek", "silinmiş",
