@@ -26,7 +26,9 @@ pub struct AppState(Arc<AppInner>);
 pub struct AppInner {
     pub config: Config,
     pub store: Arc<dyn Store>,
-    pub keys: Keys,
+    pub keys: Arc<Keys>,
+    /// Notifications beyond the dashboards: webhooks, e-mail, presence.
+    pub notifier: Arc<crate::notify::Notifier>,
     pub broker: Arc<Broker>,
     pub proxy: Proxy,
     /// The cached reads of the call path (tokens, servers, policies, memberships).
@@ -100,7 +102,16 @@ impl AppState {
         let proxy = Proxy::new(config.upstream, &config.egress);
         let lookups = Arc::new(Lookups::new(store.clone()));
         let broker = Broker::new(store.clone(), lookups.clone(), config.is_development());
-        Self(Arc::new(AppInner { lookups, passwords, sockets, config, store, keys, broker, proxy }))
+        let keys = Arc::new(keys);
+        let notifier = crate::notify::Notifier::new(
+            store.clone(),
+            &broker,
+            keys.clone(),
+            &config.notify,
+            &config.egress,
+            config.public_url.clone(),
+        );
+        Self(Arc::new(AppInner { lookups, passwords, sockets, config, store, keys, broker, proxy, notifier }))
     }
 }
 
@@ -211,6 +222,7 @@ pub async fn serve_with_metrics(
     let janitor = broker::janitor::spawn(&state.broker);
     let throttle = crate::throttle::spawn_purge(&state);
     let idle_links = crate::proxy::spawn_link_sweep(&state);
+    let deliveries = state.notifier.pump.spawn();
     let listening = state.clone();
     let replica_events = replicas::spawn_listener(state.store.clone(), move |heard| {
         let state = listening.clone();
@@ -238,6 +250,10 @@ pub async fn serve_with_metrics(
     // connection's life: a suspended call holds one).
     let served = crate::listener::serve(listener, router, limits, true, stop.clone().cancelled_owned()).await;
     proxy_state.proxy.close_all().await;
+    proxy_state.notifier.stop().await;
+    deliveries.abort();
+    // Awaited: the outbox holds the store, and a stopped Herald lets go of its database.
+    let _ = deliveries.await;
     janitor.abort();
     throttle.abort();
     idle_links.abort();

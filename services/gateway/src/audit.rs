@@ -96,7 +96,7 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<Value>) {
 
 /// Every action Herald writes, with the title a filter shows for it (an
 /// entry's own title may say more: [`describe`]).
-pub const ACTIONS: [(&str, &str); 19] = [
+pub const ACTIONS: [(&str, &str); 23] = [
     ("policy.updated", "Policy changed"),
     ("server.registered", "Server registered"),
     ("server.updated", "Server changed"),
@@ -116,6 +116,10 @@ pub const ACTIONS: [(&str, &str); 19] = [
     ("elicitation.auto_answered", "Question answered automatically"),
     ("auth.sign_in_throttled", "Sign-in throttled"),
     ("audit.exported", "Audit log exported"),
+    ("notifications.defaults_changed", "Notification defaults changed"),
+    ("webhook.created", "Webhook added"),
+    ("webhook.deleted", "Webhook deleted"),
+    ("webhook.secret_rotated", "Webhook secret rotated"),
 ];
 
 /// The reasons an automatic answer (and a mute by the policy) is recorded

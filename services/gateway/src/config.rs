@@ -109,6 +109,8 @@ pub struct RawSettings {
     pub limits: LimitSettings,
     #[command(flatten)]
     pub hardening: RawHardening,
+    #[command(flatten)]
+    pub notify: crate::notify::settings::RawNotifySettings,
 }
 
 /// What keeps one tenant (or a stranger) from taking the service down, or
@@ -281,6 +283,8 @@ pub struct Config {
     pub upstream: UpstreamLimits,
     pub limits: Limits,
     pub hardening: Hardening,
+    /// E-mail (SMTP) and how deliveries are retried.
+    pub notify: crate::notify::settings::NotifySettings,
 }
 
 /// The typed form of [`RawHardening`].
@@ -650,6 +654,7 @@ impl Config {
         let upstream = Self::upstream_limits(&raw.upstream)?;
         let limits = Self::limits(&raw.limits)?;
         let hardening = Hardening::from_raw(&raw.hardening)?;
+        let notify = crate::notify::settings::NotifySettings::from_raw(&raw.notify, &public_url)?;
         if hardening.metrics_listen.is_some() && !metrics_endpoint {
             return Err(bad(
                 "--metrics-listen",
@@ -661,6 +666,7 @@ impl Config {
             return Err(bad("--metrics-listen", "HERALD_METRICS_LISTEN", "must differ from HERALD_LISTEN"));
         }
         Ok(Self {
+            notify,
             upstream,
             limits,
             egress,
@@ -880,6 +886,7 @@ mod tests {
             upstream: UpstreamSettings::default(),
             limits: LimitSettings::default(),
             hardening: RawHardening::default(),
+            notify: Default::default(),
             upstream_allow: None,
             upstream_allow_cidrs: None,
         }

@@ -4,6 +4,7 @@
 //! sealing), `domain` (newtypes that parse untrusted input), `storage` (one trait, a
 //! PostgreSQL and a SQLite implementation), `lookup` (the cached reads every request
 //! path shares), `problem` (problem+json errors), `broker` (a question's lifecycle),
+//! `notify` (reaching people who are not looking: webhooks, e-mail, presence),
 //! `proxy` (the MCP endpoint and upstream links), `api` (the HTTP surface), `app`
 //! (state and serving), `cli` (the `herald` commands), `telemetry` (logs, traces,
 //! metrics), `egress` (which upstream addresses Herald may connect to), `backoff`
@@ -23,6 +24,7 @@ pub mod domain;
 pub mod egress;
 pub mod listener;
 pub mod lookup;
+pub mod notify;
 pub mod passwords;
 pub mod problem;
 pub mod proxy;

@@ -216,6 +216,9 @@ fn conflict(c: Conflict) -> ApiError {
         Conflict::LastOwner => ("last-owner", "an organisation must keep at least one owner"),
         Conflict::AlreadyMember => ("already-member", "this account is already a member of the organisation"),
         Conflict::AlreadyMuted => ("already-muted", "you have already muted this server"),
+        Conflict::TooManyWebhooks => {
+            ("too-many-webhooks", "this organisation has as many webhooks as it may (10); delete one first")
+        }
         Conflict::OwnersOnly => {
             return ApiError::Forbidden("only owners may grant, change or remove the owner role");
         }

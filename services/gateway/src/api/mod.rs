@@ -12,6 +12,7 @@ pub mod health;
 pub mod invites;
 pub mod json;
 pub mod mutes;
+pub mod notifications;
 pub mod orgs;
 pub mod policy;
 pub mod servers;
@@ -65,7 +66,17 @@ pub fn router(state: AppState) -> Router {
         .route("/elicitations/{id}", get(elicitations::show))
         .route("/elicitations/{id}/respond", post(elicitations::answer))
         .route("/elicitations/{id}/dismiss-note", post(elicitations::dismiss_note))
-        .route("/elicitations/{id}/ask-again", post(elicitations::ask_again));
+        .route("/elicitations/{id}/ask-again", post(elicitations::ask_again))
+        .route(
+            "/notifications/defaults",
+            get(notifications::org_defaults).put(notifications::set_org_defaults),
+        )
+        .route("/webhooks", get(notifications::list_webhooks).post(notifications::create_webhook))
+        .route("/webhooks/deliveries", get(notifications::deliveries))
+        .route("/webhooks/deliveries/{id}/redeliver", post(notifications::redeliver))
+        .route("/webhooks/{id}", axum::routing::delete(notifications::delete_webhook))
+        .route("/webhooks/{id}/rotate-secret", post(notifications::rotate_secret))
+        .route("/webhooks/{id}/test", post(notifications::test_webhook));
 
     let api = Router::new()
         .route("/setup", get(setup::status).post(setup::complete))
@@ -73,6 +84,7 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/logout", post(account::logout))
         .route("/auth/password", post(account::change_password))
         .route("/me", get(account::me))
+        .route("/me/notifications", get(notifications::my_prefs).put(notifications::set_my_prefs))
         .route("/session", get(account::probe))
         .route("/ws", get(ws::upgrade))
         .route("/orgs", post(orgs::create))
@@ -103,6 +115,8 @@ pub fn router(state: AppState) -> Router {
         .route("/admin/policy", get(crate::web::page))
         .route("/admin/audit", get(crate::web::page))
         .route("/admin/pending", get(crate::web::page))
+        .route("/admin/webhooks", get(crate::web::page))
+        .route("/notifications", get(crate::web::page))
         .route("/console", get(crate::web::page))
         .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))

@@ -141,11 +141,16 @@ enum BrowserMessage {
         #[serde(default)]
         content: Option<serde_json::Value>,
     },
+    /// The page became visible or hidden (Page Visibility API): Herald
+    /// notifies a person elsewhere only while none of their dashboards is visible.
+    #[serde(rename = "presence")]
+    Presence { visible: bool },
 }
 
 async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut socket: WebSocket) {
     let _counted = OpenSocket::count();
     let (seat, mut events) = state.broker.hub.join(user_id, scope);
+    state.notifier.presence_changed(user_id);
     // Joined first, then read: nothing created in between is missed (a
     // duplicate `created` is possible and harmless; browsers key by id).
     match state.store.pending_elicitations_of_user(user_id).await {
@@ -153,6 +158,7 @@ async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut so
             for e in pending.iter().filter(|e| scope.sees(e.org_id)) {
                 if send(&mut socket, &ServerEvent::created(e)).await.is_err() {
                     state.broker.hub.leave(&seat);
+                    state.notifier.presence_changed(user_id);
                     return;
                 }
             }
@@ -160,6 +166,7 @@ async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut so
         Err(e) => {
             tracing::warn!(error = %e, "could not load pending elicitations for a dashboard");
             state.broker.hub.leave(&seat);
+            state.notifier.presence_changed(user_id);
             return;
         }
     }
@@ -170,6 +177,7 @@ async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut so
             for e in notes.iter().rev() {
                 if send(&mut socket, &ServerEvent::explained(e)).await.is_err() {
                     state.broker.hub.leave(&seat);
+                    state.notifier.presence_changed(user_id);
                     return;
                 }
             }
@@ -186,8 +194,11 @@ async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut so
             },
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    let reply = handle(&state, user_id, scope, &text).await;
-                    if send(&mut socket, &reply).await.is_err() { break }
+                    if let Some(reply) = handle(&state, &seat, scope, &text).await
+                        && send(&mut socket, &reply).await.is_err()
+                    {
+                        break;
+                    }
                 }
                 Some(Ok(Message::Binary(_))) => {
                     let reply = error(None, "bad_message", "messages are JSON text");
@@ -199,14 +210,27 @@ async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut so
         }
     }
     state.broker.hub.leave(&seat);
+    state.notifier.presence_changed(user_id);
 }
 
-async fn handle(state: &AppState, user_id: Uuid, scope: Scope, text: &str) -> ServerEvent {
+/// A browser message's reply, if it gets one.
+async fn handle(
+    state: &AppState,
+    seat: &crate::broker::hub::Seat,
+    scope: Scope,
+    text: &str,
+) -> Option<ServerEvent> {
+    let user_id = seat.user_id;
     let message: BrowserMessage = match serde_json::from_str(text) {
         Ok(m) => m,
-        Err(e) => return error(None, "bad_message", &e.to_string()),
+        Err(e) => return Some(error(None, "bad_message", &e.to_string())),
     };
-    match message {
+    Some(match message {
+        BrowserMessage::Presence { visible } => {
+            state.broker.hub.set_visible(seat, visible);
+            state.notifier.presence_changed(user_id);
+            return None;
+        }
         BrowserMessage::Respond { id, action, content } => {
             // Only what the socket may see, in an organisation the person still belongs to.
             let membership_ok = match state.store.elicitation_of_user(user_id, id).await {
@@ -217,7 +241,7 @@ async fn handle(state: &AppState, user_id: Uuid, scope: Scope, text: &str) -> Se
                 _ => true, // `respond` reports the missing record itself
             };
             if !membership_ok {
-                return error(Some(id), "not_found", "no such elicitation");
+                return Some(error(Some(id), "not_found", "no such elicitation"));
             }
             match respond(&state.broker, user_id, None, id, Answer { action, content }, Channel::Web).await {
                 Ok(_) => ServerEvent::Ack { id },
@@ -237,7 +261,7 @@ async fn handle(state: &AppState, user_id: Uuid, scope: Scope, text: &str) -> Se
                 }
             }
         }
-    }
+    })
 }
 
 fn error(id: Option<Uuid>, code: &'static str, detail: &str) -> ServerEvent {

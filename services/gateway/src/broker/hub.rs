@@ -34,8 +34,14 @@ impl Scope {
     }
 }
 
-/// A socket's id in the hub, what it may see, and its queue.
-type Socket = (u64, Scope, mpsc::Sender<Utf8Bytes>);
+/// One socket in the hub: its id, what it may see, its queue, and whether its
+/// page is visible (the dashboard reports it; a socket counts as visible until it says otherwise).
+struct Socket {
+    id: u64,
+    scope: Scope,
+    tx: mpsc::Sender<Utf8Bytes>,
+    visible: bool,
+}
 
 #[derive(Default)]
 pub struct Hub {
@@ -53,18 +59,45 @@ impl Hub {
     pub fn join(&self, user_id: Uuid, scope: Scope) -> (Seat, mpsc::Receiver<Utf8Bytes>) {
         let (tx, rx) = mpsc::channel(SOCKET_QUEUE);
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.sockets.lock().expect("hub lock").entry(user_id).or_default().push((id, scope, tx));
+        self.sockets.lock().expect("hub lock").entry(user_id).or_default().push(Socket {
+            id,
+            scope,
+            tx,
+            visible: true,
+        });
         (Seat { user_id, id }, rx)
     }
 
-    pub fn leave(&self, seat: &Seat) {
+    /// Removes the socket; returns whether its person is still looking here,
+    /// when that changed.
+    pub fn leave(&self, seat: &Seat) -> Option<bool> {
         let mut sockets = self.sockets.lock().expect("hub lock");
+        let before = looking(sockets.get(&seat.user_id));
         if let Some(list) = sockets.get_mut(&seat.user_id) {
-            list.retain(|(id, _, _)| *id != seat.id);
+            list.retain(|s| s.id != seat.id);
             if list.is_empty() {
                 sockets.remove(&seat.user_id);
             }
         }
+        changed(before, looking(sockets.get(&seat.user_id)))
+    }
+
+    /// The socket's page became visible or hidden; returns whether its person
+    /// is looking here, when that changed.
+    pub fn set_visible(&self, seat: &Seat, visible: bool) -> Option<bool> {
+        let mut sockets = self.sockets.lock().expect("hub lock");
+        let before = looking(sockets.get(&seat.user_id));
+        if let Some(socket) =
+            sockets.get_mut(&seat.user_id).and_then(|l| l.iter_mut().find(|s| s.id == seat.id))
+        {
+            socket.visible = visible;
+        }
+        changed(before, looking(sockets.get(&seat.user_id)))
+    }
+
+    /// Whether `user_id` has a visible dashboard on this replica.
+    pub fn is_looking(&self, user_id: Uuid) -> bool {
+        looking(self.sockets.lock().expect("hub lock").get(&user_id))
     }
 
     /// Closes the sockets `which` picks (their credential ended): their queue
@@ -72,7 +105,7 @@ impl Hub {
     pub fn close_where(&self, which: impl Fn(Uuid, &Scope) -> bool) {
         let mut sockets = self.sockets.lock().expect("hub lock");
         for (user_id, list) in sockets.iter_mut() {
-            list.retain(|(_, scope, _)| !which(*user_id, scope));
+            list.retain(|s| !which(*user_id, &s.scope));
         }
         sockets.retain(|_, list| !list.is_empty());
     }
@@ -83,9 +116,9 @@ impl Hub {
         let mut sockets = self.sockets.lock().expect("hub lock");
         let Some(list) = sockets.get_mut(&user_id) else { return };
         let text = Utf8Bytes::from(serde_json::to_string(event).expect("events serialize"));
-        list.retain(|(_, scope, tx)| {
-            !scope.sees(org_id)
-                || match tx.try_send(text.clone()) {
+        list.retain(|socket| {
+            !socket.scope.sees(org_id)
+                || match socket.tx.try_send(text.clone()) {
                     Ok(()) => true,
                     Err(mpsc::error::TrySendError::Full(_)) => {
                         tracing::warn!(%user_id, "dropping a dashboard socket that cannot keep up");
@@ -103,4 +136,12 @@ impl Hub {
     pub fn connections(&self) -> usize {
         self.sockets.lock().expect("hub lock").values().map(Vec::len).sum()
     }
+}
+
+fn looking(list: Option<&Vec<Socket>>) -> bool {
+    list.is_some_and(|l| l.iter().any(|s| s.visible))
+}
+
+fn changed(before: bool, after: bool) -> Option<bool> {
+    (before != after).then_some(after)
 }

@@ -56,6 +56,16 @@ pub struct Broker {
     lookups: Arc<Lookups>,
     /// Development mode: the URL rules allow loopback addresses.
     development: bool,
+    /// What follows each question beyond the dashboards (the notifier), once set.
+    watcher: std::sync::OnceLock<Arc<dyn Watcher>>,
+}
+
+/// Follows questions beyond the dashboards: told when a question starts
+/// waiting for its person on this replica, and of every ending this replica
+/// learns (its own questions' and, over replica events, others').
+pub trait Watcher: Send + Sync {
+    fn opened(&self, e: &Elicitation);
+    fn ended(&self, e: &Elicitation);
 }
 
 impl Broker {
@@ -70,7 +80,13 @@ impl Broker {
             liveness: std::sync::Mutex::new(janitor::Liveness::default()),
             tracked: Mutex::new(HashMap::new()),
             floods: floods::Floods::default(),
+            watcher: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Sets what follows questions beyond the dashboards (once; later calls are ignored).
+    pub fn watch(&self, watcher: Arc<dyn Watcher>) {
+        let _ = self.watcher.set(watcher);
     }
 
     /// Takes in a question for a person, the one way in for every question:
@@ -180,6 +196,9 @@ impl Broker {
         self.tracked.lock().expect("tracked lock").insert(elicitation.id, tracked);
         self.hub.publish(elicitation.user_id, elicitation.org_id, &ServerEvent::created(&elicitation));
         self.tell_replicas(QuestionChange::Created, elicitation.id, elicitation.user_id);
+        if let Some(watcher) = self.watcher.get() {
+            watcher.opened(&elicitation);
+        }
         Ok(Waiter {
             broker: self.clone(),
             id: elicitation.id,
@@ -258,6 +277,9 @@ impl Broker {
         self.hub.publish(e.user_id, e.org_id, &ServerEvent::resolved(e));
         if outcome_is_the_policys(e) {
             self.hub.publish(e.user_id, e.org_id, &ServerEvent::explained(e));
+        }
+        if let Some(watcher) = self.watcher.get() {
+            watcher.ended(e);
         }
     }
 
@@ -390,6 +412,9 @@ impl Waiter {
             match self.broker.store.elicitation_of_user(self.user_id, self.id).await {
                 Ok(Some(e)) if e.outcome.is_some() => {
                     self.broker.untrack(&e);
+                    if let Some(watcher) = self.broker.watcher.get() {
+                        watcher.ended(&e);
+                    }
                     return e;
                 }
                 Ok(Some(_)) => {

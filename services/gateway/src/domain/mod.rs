@@ -3,6 +3,7 @@
 //! vocabulary of a question's ending (`outcome`), parsed once where rows are read.
 
 mod email;
+pub mod notification;
 pub mod outcome;
 mod password;
 mod protocol;

@@ -1,5 +1,6 @@
 //! Durable state, one trait per aggregate — `instance`, `accounts`,
-//! `organisations`, `servers`, `questions`, `policy`, `sessions`, `audit` —
+//! `organisations`, `servers`, `questions`, `policy`, `sessions`, `audit`,
+//! `notifications` —
 //! each in its own file with its SQL beside it; [`Store`] is all of them. Two
 //! implementations: PostgreSQL for production and replicas, SQLite as the
 //! embedded default. Both run the same SQL against their own migrations (a test
@@ -12,6 +13,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod instance;
+pub mod notifications;
 pub mod organisations;
 pub mod policy;
 mod postgres;
@@ -74,6 +76,8 @@ pub enum Conflict {
     InviteUnavailable,
     /// The member has already muted this server.
     AlreadyMuted,
+    /// The organisation has as many webhooks as it may.
+    TooManyWebhooks,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,6 +384,7 @@ pub trait Store:
     + policy::Policies
     + sessions::AgentSessions
     + audit::Audit
+    + notifications::Notifications
     + Send
     + Sync
     + 'static
@@ -395,6 +400,7 @@ impl<T> Store for T where
         + policy::Policies
         + sessions::AgentSessions
         + audit::Audit
+        + notifications::Notifications
         + Send
         + Sync
         + 'static

@@ -84,6 +84,7 @@ super::questions::impl_questions!(PostgresStore, Postgres);
 super::policy::impl_policy!(PostgresStore, Postgres);
 super::sessions::impl_sessions!(PostgresStore, Postgres);
 super::audit::impl_audit!(PostgresStore, Postgres);
+super::notifications::impl_notifications!(PostgresStore, Postgres);
 
 struct Feed(PgListener);
 

@@ -92,3 +92,4 @@ super::questions::impl_questions!(SqliteStore, Sqlite);
 super::policy::impl_policy!(SqliteStore, Sqlite);
 super::sessions::impl_sessions!(SqliteStore, Sqlite);
 super::audit::impl_audit!(SqliteStore, Sqlite);
+super::notifications::impl_notifications!(SqliteStore, Sqlite);

@@ -23,6 +23,7 @@ mod mcp_endpoint;
 mod mcp_support;
 mod members;
 mod migrations;
+mod notifications;
 mod peers;
 mod policy;
 mod policy_flow;

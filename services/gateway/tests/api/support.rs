@@ -101,6 +101,7 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         upstream: Default::default(),
         limits: Default::default(),
         hardening: Default::default(),
+        notify: Default::default(),
         upstream_allow: None,
         upstream_allow_cidrs: None,
     }
