@@ -128,6 +128,19 @@ const pages = {
     startInbox(inbox);
   },
 
+  // The person's own notification settings: not of one org (every org's values are on the page).
+  async "/notifications"() {
+    const account = await me();
+    if (!account) return location.replace("/login");
+    app.classList.add("page");
+    renderNav(nav, account);
+    const module = await import("./pages/notifications.js");
+    const mount = el("div", { class: "page-root" });
+    app.replaceChildren(mount);
+    await module.default(mount, { account });
+    app.focus({ preventScroll: true }); // for assistive technology; the bar stays in view
+  },
+
   async "/login"() {
     show(form("Sign in", null, [["email", "Email", "email"], ["password", "Password", "password"]], "Sign in",
       async (values) => { await api("POST", "/auth/login", values); location.assign("/"); }));
@@ -196,6 +209,7 @@ const orgPages = {
   "/admin/pending": ["pending.js", true],
   "/admin/members": ["members.js", true],
   "/admin/servers": ["servers.js", true],
+  "/admin/webhooks": ["webhooks.js", true],
   "/admin/policy": ["policy.js", true],
   "/admin/audit": ["audit.js", true],
 };

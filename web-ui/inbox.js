@@ -5,7 +5,8 @@
 
 import { api, el } from "./dom.js";
 import { declineMeaning, duration, explain } from "./explain.js";
-import { confirmButton, time } from "./ui.js";
+import { selectOrg, storedOrg } from "./nav.js";
+import { confirmButton, orgPath, time } from "./ui.js";
 
 const RECONNECT_MAX_MS = 30_000;
 /** The close code for "too many open dashboards for this person" (api/ws.rs). */
@@ -24,7 +25,9 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
   // Notes: what Herald's policy answered for the person, until they dismiss them.
   const notes = startNotes();
   const status = el("p", { class: "status muted", "aria-live": "polite" });
-  root.replaceChildren(el(level, {}, title), status, notices, notes.node, empty, list, live);
+  // A notification's link (`/?question=<id>`): that card, once it arrives, or why it will not.
+  const linked = deepLink();
+  root.replaceChildren(...[el(level, {}, title), status, linked.node, notices, notes.node, empty, list, live].filter(Boolean));
   let stopped = false;
 
   const updateCount = () => {
@@ -48,6 +51,9 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
   let socket;
   let backoff = 1000;
   const send = (message) => socket?.readyState === WebSocket.OPEN && socket.send(JSON.stringify(message));
+  // Whether the person is looking: Herald notifies them elsewhere only while no dashboard is visible.
+  const presence = () => send({ type: "presence", visible: document.visibilityState === "visible" });
+  document.addEventListener("visibilitychange", presence);
 
   const connect = () => {
     if (stopped) return;
@@ -70,6 +76,8 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
       }
       notes.clear();
       updateCount();
+      presence();
+      linked.connected();
     });
     socket.addEventListener("message", (event) => {
       let message;
@@ -82,6 +90,7 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
             list.prepend(card.node);
             live.textContent = `New question from ${message.server.name}`;
             updateCount();
+            linked.arrived(message.id, card.node);
           }
           break;
         case "elicitation.resolved":
@@ -124,9 +133,93 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
   updateCount();
   return () => {
     stopped = true;
+    document.removeEventListener("visibilitychange", presence);
+    linked.stop();
     socket?.close();
     cards.forEach((card) => clearInterval(card.timer));
     document.title = "Herald";
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a linked question that is still pending may take to arrive before Herald looks again. */
+const LINK_RECHECK_MS = 4000;
+
+/**
+ * The question a notification linked to (`?question=<id>`): scrolled into view and focused
+ * once its card arrives; if it has ended (or is not the person's), a note saying so, with the
+ * way to the history. Only the first arrival counts; the parameter leaves the address after.
+ */
+function deepLink() {
+  const id = new URLSearchParams(location.search).get("question");
+  if (!id) return { node: null, connected() {}, arrived() {}, stop() {} };
+  const node = el("div", { class: "deep-link", role: "status", hidden: true });
+  let done = false;
+  let timer = null;
+  let checks = 0;
+  const finish = () => {
+    done = true;
+    clearTimeout(timer);
+    const query = new URLSearchParams(location.search);
+    query.delete("question");
+    const rest = query.toString();
+    history.replaceState(history.state, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
+  };
+  const say = (text, org) => {
+    const dismiss = el("button", { type: "button", class: "quiet", onclick: () => { node.hidden = true; } }, "Dismiss");
+    const historyLink = el("a", { href: "/history", class: "button-link", onclick: () => org && selectOrg(org) }, "See your history");
+    node.replaceChildren(el("p", {}, text), el("div", { class: "actions" }, historyLink, dismiss));
+    node.hidden = false;
+  };
+  // Which of the person's orgs holds it (the selected one first): its record, or null.
+  const find = async () => {
+    if (!UUID.test(id)) return null;
+    const { memberships = [] } = await api("GET", "/me");
+    const orgs = memberships.map((m) => m.org.slug).sort((a, b) => (b === storedOrg()) - (a === storedOrg()));
+    for (const org of orgs) {
+      try {
+        return await api("GET", orgPath(org, `/elicitations/${encodeURIComponent(id)}`));
+      } catch (error) {
+        if (error.problem?.status !== 404 && error.problem?.status !== 403) throw error;
+      }
+    }
+    return null;
+  };
+  const check = async () => {
+    if (done) return;
+    checks += 1;
+    let record;
+    try {
+      record = await find();
+    } catch {
+      return; // Herald unreachable: the socket's reconnect tries again
+    }
+    if (done) return;
+    if (record?.status === "pending") {
+      // On its way over the socket; look again if it has not come by then (it may end meanwhile).
+      if (checks < 3) timer = setTimeout(check, LINK_RECHECK_MS);
+      return;
+    }
+    finish();
+    if (record) say("This question has already ended.", record.org);
+    else say("This question was not found: it may have been asked of someone else, or in an organisation you have left.");
+  };
+  return {
+    node,
+    connected() {
+      // The socket sends what is pending right after it opens: give it a moment first.
+      if (!done) { clearTimeout(timer); timer = setTimeout(check, 1000); }
+    },
+    arrived(questionId, card) {
+      if (done || questionId !== id) return;
+      finish();
+      node.hidden = true;
+      requestAnimationFrame(() => {
+        card.scrollIntoView({ block: "center" });
+        card.focus({ preventScroll: true });
+      });
+    },
+    stop() { clearTimeout(timer); done = true; },
   };
 }
 

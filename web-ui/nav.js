@@ -7,10 +7,18 @@ import { api, el } from "./dom.js";
 
 const KEY = "herald.org";
 
-const MEMBER_LINKS = [["/", "Inbox"], ["/history", "History"], ["/tokens", "Tokens"], ["/mutes", "Mutes"], ["/console", "Try a tool"], ["/connect", "Connect an agent"]];
-const ADMIN_LINKS = [["/admin/pending", "Pending"], ["/admin/members", "Members"], ["/admin/servers", "Servers"], ["/admin/policy", "Policy"], ["/admin/audit", "Audit log"]];
+const MEMBER_LINKS = [["/", "Inbox"], ["/history", "History"], ["/tokens", "Tokens"], ["/mutes", "Mutes"], ["/console", "Try a tool"], ["/connect", "Connect an agent"], ["/notifications", "Notifications"]];
+const ADMIN_LINKS = [["/admin/pending", "Pending"], ["/admin/members", "Members"], ["/admin/servers", "Servers"], ["/admin/webhooks", "Webhooks"], ["/admin/policy", "Policy"], ["/admin/audit", "Audit log"]];
 
 export const isAdmin = (membership) => membership?.role === "owner" || membership?.role === "admin";
+
+/** Makes `slug` the selected org (for a link that leads into another org's page). */
+export function selectOrg(slug) {
+  localStorage.setItem(KEY, slug);
+}
+
+/** The stored selected org's slug, if any (it may no longer be one of the person's). */
+export const storedOrg = () => localStorage.getItem(KEY);
 
 /** The membership of the selected org (the stored one if still a member, else the first). */
 export function selectedMembership(account) {

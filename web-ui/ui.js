@@ -120,11 +120,15 @@ export function copyButton(text, { label = "Copy", target, accessibleName } = {}
   return el("span", { class: "copy-wrap" }, button, said);
 }
 
+/** A timestamp as text in the reader's locale: the dashboard's one date format. */
+export function timeText(ts) {
+  return new Date(ts).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
 /** A timestamp as a <time> element in the reader's locale; `empty` when unset. */
 export function time(ts, empty = "—") {
   if (!ts) return el("span", { class: "muted" }, empty);
-  const date = new Date(ts);
-  return el("time", { datetime: ts, title: ts }, date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
+  return el("time", { datetime: ts, title: ts }, timeText(ts));
 }
 
 /** A <dl> of label/value pairs; values are text or nodes. Null values are left out. */
@@ -136,4 +140,29 @@ export function facts(pairs, className = "facts") {
 /** A page heading with an optional intro line. */
 export function heading(title, intro) {
   return [el("h1", {}, title), intro ? el("p", { class: "muted intro" }, intro) : null];
+}
+
+/** The reader's own IANA time zone (the browser's), "UTC" when it names none. */
+export function localTimeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+}
+
+/**
+ * Every IANA time zone the browser knows (Intl.supportedValuesOf), sorted, with "UTC" and the
+ * reader's own zone always among them; `extra` (e.g. a stored zone the browser spells
+ * differently) is added when missing.
+ */
+export function isoTimeZones(...extra) {
+  let zones = [];
+  try {
+    zones = Intl.supportedValuesOf("timeZone");
+  } catch {
+    zones = [];
+  }
+  const all = new Set([...zones, "UTC", localTimeZone(), ...extra.filter(Boolean)]);
+  return [...all].sort((a, b) => a.localeCompare(b));
 }

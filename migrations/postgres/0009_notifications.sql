@@ -65,3 +65,6 @@ CREATE TABLE notification_deliveries (
 CREATE INDEX deliveries_due ON notification_deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX deliveries_by_org ON notification_deliveries (org_id, created_at);
 CREATE INDEX deliveries_by_question ON notification_deliveries (elicitation_id);
+
+-- Through which channel a person's answer came (web, email), for the history.
+ALTER TABLE elicitations ADD COLUMN answered_via TEXT;

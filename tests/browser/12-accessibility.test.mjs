@@ -11,7 +11,7 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { abortCalls(); await browser?.close(); });
 
-const PAGES = ["/", "/console", "/history", "/tokens", "/mutes", "/connect", "/admin/pending", "/admin/members", "/admin/servers", "/admin/policy", "/admin/audit"];
+const PAGES = ["/", "/console", "/history", "/tokens", "/mutes", "/connect", "/admin/pending", "/admin/members", "/admin/servers", "/admin/webhooks", "/admin/policy", "/admin/audit", "/notifications"];
 
 /** Opens `path` signed in and waits until the page has drawn its heading. */
 async function open(context, path) {

@@ -9,6 +9,9 @@ import { explain } from "../explain.js";
 const PAGE = 50;
 
 const OUTCOME = { accept: "Accepted", decline: "Declined", cancel: "Cancelled" };
+/** Through which channel a person's answer came, in words. */
+const VIA = { web: "the dashboard", email: "a link in a notification e-mail" };
+
 const DECIDER = {
   user: "you", policy: "the organisation's policy", timeout: "the deadline", server: "the server",
   caller: "the agent that asked", system: "Herald",
@@ -92,6 +95,7 @@ function item(r, org) {
     why ? el("p", { class: "explanation" }, el("strong", {}, `${why.title}. `), why.text) : null,
     facts([
       ["Decided by", DECIDER[r.decided_by] ?? r.decided_by],
+      ["Answered through", r.answered_via ? (VIA[r.answered_via] ?? r.answered_via) : null],
       ["Why", r.reason?.replaceAll("_", " ")],
       ["Server", `${r.server?.name ?? "?"} (${r.server?.slug ?? "?"})`],
       ["Asked", time(r.created_at)],

@@ -43,6 +43,7 @@ pub struct Keys {
     pub session_decoding: jsonwebtoken::DecodingKey,
     header_sealing: RandomizedNonceKey,
     throttle: hmac::Key,
+    answer_links: hmac::Key,
 }
 
 impl Keys {
@@ -58,7 +59,9 @@ impl Keys {
         let header_key = subkey(b"upstream header encryption");
         let session_key = subkey(b"session jwt signing");
         let throttle_key = subkey(b"sign-in throttle keys");
+        let answer_link_key = subkey(b"e-mail answer links");
         Self {
+            answer_links: hmac::Key::new(hmac::HMAC_SHA256, &answer_link_key),
             throttle: hmac::Key::new(hmac::HMAC_SHA256, &throttle_key),
             session_encoding: jsonwebtoken::EncodingKey::from_secret(&session_key)
                 .expect("a 32-byte HMAC key is valid"),
@@ -77,6 +80,16 @@ impl Keys {
         ctx.update(&[0]);
         ctx.update(value);
         ctx.sign().as_ref().to_vec()
+    }
+
+    /// The signature of an e-mail answer link's payload.
+    pub fn sign_answer_link(&self, payload: &[u8]) -> Vec<u8> {
+        hmac::sign(&self.answer_links, payload).as_ref().to_vec()
+    }
+
+    /// Whether `tag` is the signature of `payload` (compared in constant time).
+    pub fn verify_answer_link(&self, payload: &[u8], tag: &[u8]) -> bool {
+        hmac::verify(&self.answer_links, payload, tag).is_ok()
     }
 
     /// Encrypts `plaintext`, bound to `context` (for example the owning org and

@@ -16,6 +16,41 @@ struct Assets;
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
                    connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
+/// A page drawn on the server (the e-mail answer links' pages), under the
+/// same policy; `body` must already be escaped (see [`escape`]).
+pub fn server_page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{} · Herald</title><link rel=\"stylesheet\" href=\"/assets/styles.css\"></head>\
+         <body><main class=\"answer-page\"><h1>{}</h1>{body}</main></body></html>",
+        escape(title),
+        escape(title)
+    );
+    let mut response = (status, html).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Text made safe to put inside HTML.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Every dashboard page is the same shell; the script draws the page.
 pub async fn page() -> Response {
     file("index.html")

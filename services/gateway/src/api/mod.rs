@@ -2,6 +2,7 @@
 //! The contract is documented in docs/api.md.
 
 pub mod account;
+pub mod answer_links;
 pub mod audit;
 pub mod auth;
 pub mod client;
@@ -118,6 +119,7 @@ pub fn router(state: AppState) -> Router {
         .route("/admin/webhooks", get(crate::web::page))
         .route("/notifications", get(crate::web::page))
         .route("/console", get(crate::web::page))
+        .route("/answer/{token}", get(answer_links::show).post(answer_links::confirm))
         .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))

@@ -33,6 +33,8 @@ pub struct ElicitationView {
     /// inbox's note about it (`null` while the note stands).
     #[serde(with = "time::serde::rfc3339::option")]
     pub note_dismissed_at: Option<OffsetDateTime>,
+    /// Through which channel the person answered: `web` or `email`.
+    pub answered_via: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -72,6 +74,7 @@ impl From<&Elicitation> for ElicitationView {
             policy: e.policy_flags.clone(),
             status: if outcome.is_some() { "resolved" } else { "pending" },
             note_dismissed_at: e.note_dismissed_at,
+            answered_via: e.answered_via.clone(),
             created_at: e.created_at,
             expires_at: e.expires_at,
             action: outcome.map(|o| o.action),

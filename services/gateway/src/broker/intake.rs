@@ -58,6 +58,7 @@ pub fn intake(now: &Circumstances, question: Question, replica_id: Uuid) -> Resu
         fingerprint: None,
         policy_flags: None,
         note_dismissed_at: None,
+        answered_via: None,
         outcome: None,
     })
 }

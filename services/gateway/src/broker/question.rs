@@ -86,12 +86,15 @@ impl Refused {
 pub enum Channel {
     /// The dashboard's inbox (websocket) or the REST API.
     Web,
+    /// A one-click answer link in a notification e-mail, confirmed on its page.
+    Email,
 }
 
 impl Channel {
     pub fn as_str(self) -> &'static str {
         match self {
             Channel::Web => "web",
+            Channel::Email => "email",
         }
     }
 }

@@ -74,8 +74,15 @@ pub async fn respond(
     let action = answer.action;
     let ending = outcome(action, content, DecidedBy::User, why);
     match broker.resolve(id, &ending).await? {
-        Some(resolved) => {
+        Some(mut resolved) => {
             tracing::debug!(elicitation_id = %id, via = via.as_str(), "answered by its person");
+            // For the history; the answer itself is already decided, so a failure here only loses the label.
+            match broker.store().set_answered_via(id, via.as_str()).await {
+                Ok(()) => resolved.answered_via = Some(via.as_str().to_owned()),
+                Err(e) => {
+                    tracing::warn!(elicitation_id = %id, error = %e, "could not record the answer's channel")
+                }
+            }
             if action == ElicitAction::Decline {
                 remember_decline(broker, &resolved).await;
             }

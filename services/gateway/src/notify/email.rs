@@ -30,7 +30,14 @@ pub struct Mail {
 }
 
 /// The mail about `e` for `user`.
-pub fn payload(e: &Elicitation, user: &User, event: NotifyEvent, public_url: &url::Url) -> Value {
+/// `answers`: one-click answer links (label, address), for a single yes/no or choice.
+pub fn payload(
+    e: &Elicitation,
+    user: &User,
+    event: NotifyEvent,
+    public_url: &url::Url,
+    answers: &[(String, String)],
+) -> Value {
     let server = content::first_words(&e.server.name);
     let tool = content::tool_words(e);
     let minutes = ((e.expires_at - OffsetDateTime::now_utc()).whole_seconds().max(0) + 59) / 60;
@@ -40,11 +47,20 @@ pub fn payload(e: &Elicitation, user: &User, event: NotifyEvent, public_url: &ur
         _ => format!("{server} is asking you something"),
     };
     let base = public_url.as_str().trim_end_matches('/');
+    let mut quick = String::new();
+    if !answers.is_empty() {
+        quick.push_str("Or answer from here (each link asks you to confirm first):\n");
+        for (label, link) in answers {
+            quick.push_str(&format!("  {label}: {link}\n"));
+        }
+        quick.push('\n');
+    }
     let text = format!(
         "{server} is waiting for your answer in the organisation {org}.\n\n\
          Tool: {tool}\n\
          Question: \"{words}\"\n\n\
-         Answer it in Herald: {link}\n\
+         Answer it in Herald: {link}\n\n\
+         {quick}\
          It expires in about {minutes} minute{s} ({expires}); after that the server is told you did not answer.\n\n\
          You get this e-mail because no Herald dashboard of yours was open.\n\
          Choose what Herald sends you, and when: {base}/notifications\n",

@@ -11,6 +11,7 @@
 
 pub mod content;
 pub mod email;
+pub mod links;
 pub mod prefs;
 pub mod presence;
 pub mod pump;
@@ -42,6 +43,8 @@ pub struct Notifier {
     broker: Weak<Broker>,
     replica_id: Uuid,
     public_url: url::Url,
+    /// Signs the mails' one-click answer links.
+    keys: Arc<Keys>,
     /// Whether e-mail can be sent at all (`HERALD_SMTP_HOST`).
     email_available: bool,
     /// The questions this replica follows, each with what stops its follow-up.
@@ -59,7 +62,7 @@ impl Notifier {
         egress: &crate::egress::EgressPolicy,
         public_url: url::Url,
     ) -> Arc<Self> {
-        let pump = pump::Pump::new(store.clone(), broker.replica_id, keys, settings, egress);
+        let pump = pump::Pump::new(store.clone(), broker.replica_id, keys.clone(), settings, egress);
         let notifier = Arc::new_cyclic(|me| Self {
             me: me.clone(),
             presence: presence::Presence::new(Arc::downgrade(broker)),
@@ -67,6 +70,7 @@ impl Notifier {
             broker: Arc::downgrade(broker),
             replica_id: broker.replica_id,
             public_url,
+            keys,
             email_available: settings.smtp.is_some(),
             following: Mutex::new(HashMap::new()),
             pump,
@@ -160,7 +164,13 @@ impl Notifier {
             Ok(Some(now)) if now.outcome.is_none() => {}
             _ => return false,
         }
-        let payload = email::payload(e, &user, event, &self.public_url);
+        let base = self.public_url.as_str().trim_end_matches('/');
+        let answers: Vec<(String, String)> = links::offered(e)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(label, link)| (label, format!("{base}/answer/{}", link.seal(&self.keys))))
+            .collect();
+        let payload = email::payload(e, &user, event, &self.public_url, &answers);
         let delivery = NewDelivery {
             id: Uuid::now_v7(),
             org_id: e.org_id,

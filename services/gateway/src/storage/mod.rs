@@ -259,6 +259,8 @@ pub struct Elicitation {
     /// When the person dismissed the inbox's note explaining the policy's
     /// answer (for questions the policy answered).
     pub note_dismissed_at: Option<OffsetDateTime>,
+    /// Through which channel the person answered (`web`, `email`), when they did.
+    pub answered_via: Option<String>,
     /// `None` while pending.
     pub outcome: Option<Outcome>,
 }

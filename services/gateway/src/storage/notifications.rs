@@ -209,6 +209,8 @@ pub trait Notifications: Send + Sync {
     async fn withdraw_deliveries(&self, elicitation_id: Uuid) -> Result<u64>;
     /// The org's deliveries, newest first (of one webhook, when given).
     async fn deliveries(&self, org_id: Uuid, webhook_id: Option<Uuid>, limit: i64) -> Result<Vec<Delivery>>;
+    /// Records through which channel a person's answer to `elicitation_id` came.
+    async fn set_answered_via(&self, elicitation_id: Uuid, via: &str) -> Result<()>;
     /// Queues a delivery that failed (or was delivered) again, due at once.
     async fn redeliver(&self, org_id: Uuid, id: Uuid, now: OffsetDateTime) -> Result<Option<Delivery>>;
 }
@@ -563,6 +565,15 @@ macro_rules! impl_notifications {
                 .fetch_all(&self.pool)
                 .await?;
                 Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn set_answered_via(&self, elicitation_id: uuid::Uuid, via: &str) -> $crate::storage::Result<()> {
+                sqlx::query("UPDATE elicitations SET answered_via = $2 WHERE id = $1")
+                    .bind(elicitation_id)
+                    .bind(via)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
             }
 
             async fn redeliver(

@@ -254,6 +254,7 @@ pub(super) struct ElicitationRow {
     pub fingerprint: Option<Vec<u8>>,
     pub policy_flags: Option<Json<serde_json::Value>>,
     pub note_dismissed_at: Option<DbTime>,
+    pub answered_via: Option<String>,
 }
 
 /// A stored word that must be one of a vocabulary's, or the row is unreadable.
@@ -304,6 +305,7 @@ impl TryFrom<ElicitationRow> for Elicitation {
             fingerprint: r.fingerprint,
             policy_flags: r.policy_flags.map(|f| f.0),
             note_dismissed_at: r.note_dismissed_at.map(|t| t.0),
+            answered_via: r.answered_via,
             outcome,
         })
     }

@@ -544,3 +544,79 @@ async fn an_smtp_server_that_is_down_delays_nothing_and_the_question_stays_answe
     assert_eq!(answer.status(), 200, "{}", answer.text().await.unwrap());
     assert_eq!(call.await.unwrap(), "Deployment declined by the user");
 }
+
+/// The one-click links of a mail's text, as (label, address).
+fn answer_links(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let (label, url) = line.trim().split_once(": ")?;
+            url.contains("/answer/").then(|| (label.to_owned(), url.trim().to_owned()))
+        })
+        .collect()
+}
+
+#[tokio::test]
+#[ignore = "needs aiosmtpd: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn a_yes_no_question_is_answered_from_the_mail_after_one_confirmation_and_never_twice() {
+    let smtp = MailServer::start().await;
+    let port = smtp.port.to_string();
+    let app = TestApp::spawn_with(|s| {
+        s.notify.smtp_host = Some("127.0.0.1".into());
+        s.notify.smtp_port = Some(port);
+        s.notify.smtp_tls = Some("none".into());
+    })
+    .await;
+    let (owner, token, _demo) = with_demo(&app, herald_demo_server::Options::default()).await;
+    owner.put("/api/v1/me/notifications", &json!({ "delay_secs": 0, "reminder_percent": 0 })).await;
+    let agent = Agent::modern(&app, &token, "demo");
+    let call = tokio::spawn(async move {
+        text(&agent.call(1, "deploy", json!({ "service": "api", "environment": "production" })).await)
+    });
+    let mail = mail_text(&smtp.await_mails(1).await[0]);
+    let links = answer_links(&mail);
+    let labels: Vec<&str> = links.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(labels, ["Yes", "No", "Decline to answer"], "{mail}");
+    let yes = links[0].1.clone();
+    assert!(yes.starts_with(&format!("{}/answer/", app.base)), "{yes}");
+    let pending = || async {
+        body(owner.get("/api/v1/orgs/acme/elicitations?status=pending").await).await["elicitations"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let http = reqwest::Client::new();
+
+    // A mail scanner fetching the link answers nothing: it gets the confirmation page.
+    let page = http.get(&yes).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Confirm: Yes") && html.contains("Demo Server"), "{html}");
+    assert_eq!(pending().await, 1, "following the link answers nothing");
+
+    // Forged (the signature no longer matches) and cross-site posts change nothing.
+    let mut forged = yes.clone();
+    let flipped = if forged.ends_with('A') { 'B' } else { 'A' };
+    forged.pop();
+    forged.push(flipped);
+    assert_eq!(http.get(&forged).send().await.unwrap().status(), 400);
+    assert_eq!(http.post(&forged).header("origin", app.base.as_str()).send().await.unwrap().status(), 400);
+    let cross = http.post(&yes).header("origin", "https://evil.example").send().await.unwrap();
+    assert_eq!(cross.status(), 403);
+    assert_eq!(pending().await, 1);
+
+    // Confirmed on the page: the answer reaches the server and the agent's call completes.
+    let confirmed = http.post(&yes).header("origin", app.base.as_str()).send().await.unwrap();
+    assert_eq!(confirmed.status(), 200);
+    assert!(confirmed.text().await.unwrap().contains("You answered: <strong>Yes</strong>"));
+    assert_eq!(call.await.unwrap(), "Deployed api to production");
+    let record = crate::mcp_support::latest(&owner).await;
+    assert_eq!(record["answered_via"], "email", "{record}");
+    assert_eq!(record["action"], "accept");
+
+    // Spent: the same link, or another of the mail's, answers nothing more.
+    let again = http.post(&yes).header("origin", app.base.as_str()).send().await.unwrap();
+    assert_eq!(again.status(), 410);
+    let no = http.post(&links[1].1).header("origin", app.base.as_str()).send().await.unwrap();
+    assert_eq!(no.status(), 410);
+    assert_eq!(crate::mcp_support::latest(&owner).await["action"], "accept");
+}
