@@ -65,6 +65,8 @@ CREATE TABLE notification_deliveries (
 CREATE INDEX deliveries_due ON notification_deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX deliveries_by_org ON notification_deliveries (org_id, created_at);
 CREATE INDEX deliveries_by_question ON notification_deliveries (elicitation_id);
+-- A webhook's log, and its newest delivery in the webhooks list.
+CREATE INDEX deliveries_by_webhook ON notification_deliveries (webhook_id, created_at);
 
 -- Through which channel a person's answer came (web, email), for the history.
 ALTER TABLE elicitations ADD COLUMN answered_via TEXT;

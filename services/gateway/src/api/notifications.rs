@@ -134,10 +134,7 @@ pub async fn set_org_defaults(
         .audit(
             state.store.as_ref(),
             "notifications.defaults_changed",
-            Subject {
-                details: Some(serde_json::json!({ "changes": audit::changes(&previous, &document) })),
-                ..Default::default()
-            },
+            about(serde_json::json!({ "changes": audit::changes(&previous, &document) })),
         )
         .await;
     Ok(Json(defaults_view(&state, access.org_id()).await?))
@@ -290,16 +287,16 @@ pub async fn create_webhook(
         .audit(
             state.store.as_ref(),
             "webhook.created",
-            Subject {
-                details: Some(
-                    serde_json::json!({ "webhook_id": id, "url": webhook.url, "events": webhook.events }),
-                ),
-                ..Default::default()
-            },
+            about(serde_json::json!({ "webhook_id": id, "url": webhook.url, "events": webhook.events })),
         )
         .await;
     let webhook = webhook_view(&state, webhook).await?;
     Ok((StatusCode::CREATED, Json(CreatedWebhook { webhook, secret })))
+}
+
+/// An audit entry's subject: its details only.
+fn about(details: serde_json::Value) -> Subject {
+    Subject { details: Some(details), ..Default::default() }
 }
 
 /// An id in the path; one that is not a UUID names nothing.
@@ -326,10 +323,7 @@ pub async fn delete_webhook(
         .audit(
             state.store.as_ref(),
             "webhook.deleted",
-            Subject {
-                details: Some(serde_json::json!({ "webhook_id": id, "url": hook.url })),
-                ..Default::default()
-            },
+            about(serde_json::json!({ "webhook_id": id, "url": hook.url })),
         )
         .await;
     Ok(StatusCode::NO_CONTENT)
@@ -358,10 +352,7 @@ pub async fn rotate_secret(
         .audit(
             state.store.as_ref(),
             "webhook.secret_rotated",
-            Subject {
-                details: Some(serde_json::json!({ "webhook_id": id, "url": hook.url })),
-                ..Default::default()
-            },
+            about(serde_json::json!({ "webhook_id": id, "url": hook.url })),
         )
         .await;
     Ok(Json(RotatedSecret { secret }))
@@ -433,23 +424,8 @@ pub async fn test_webhook(
     };
     state.store.enqueue_deliveries(std::slice::from_ref(&delivery)).await?;
     state.notifier.pump.wake();
-    let queued = Delivery {
-        id: delivery.id,
-        org_id: delivery.org_id,
-        channel: NotifyChannel::Webhook.as_str().to_owned(),
-        webhook_id: delivery.webhook_id,
-        user_id: delivery.user_id,
-        elicitation_id: None,
-        event: NotifyEvent::Ping.as_str().to_owned(),
-        payload: delivery.payload,
-        status: "pending".to_owned(),
-        attempts: 0,
-        last_status: None,
-        last_error: None,
-        next_attempt_at: Some(now),
-        created_at: now,
-        delivered_at: None,
-    };
+    // As stored (the pump may already be sending it).
+    let queued = state.store.delivery(access.org_id(), delivery_id).await?.ok_or(ApiError::NotFound)?;
     Ok((StatusCode::ACCEPTED, Json(OneDelivery { delivery: queued.into() })))
 }
 
@@ -494,13 +470,11 @@ pub async fn redeliver(
             state.notifier.pump.wake();
             Ok((StatusCode::ACCEPTED, Json(OneDelivery { delivery: d.into() })))
         }
-        None => {
-            let known = state.store.deliveries(access.org_id(), None, 200).await?.iter().any(|d| d.id == id);
-            if known {
+        None => match state.store.delivery(access.org_id(), id).await? {
+            Some(d) if d.channel == NotifyChannel::Webhook.as_str() => {
                 Err(ApiError::Conflict("delivery-pending", "this delivery is still being sent".into()))
-            } else {
-                Err(ApiError::NotFound)
             }
-        }
+            _ => Err(ApiError::NotFound),
+        },
     }
 }

@@ -68,31 +68,24 @@ impl Hub {
         (Seat { user_id, id }, rx)
     }
 
-    /// Removes the socket; returns whether its person is still looking here,
-    /// when that changed.
-    pub fn leave(&self, seat: &Seat) -> Option<bool> {
+    pub fn leave(&self, seat: &Seat) {
         let mut sockets = self.sockets.lock().expect("hub lock");
-        let before = looking(sockets.get(&seat.user_id));
         if let Some(list) = sockets.get_mut(&seat.user_id) {
             list.retain(|s| s.id != seat.id);
             if list.is_empty() {
                 sockets.remove(&seat.user_id);
             }
         }
-        changed(before, looking(sockets.get(&seat.user_id)))
     }
 
-    /// The socket's page became visible or hidden; returns whether its person
-    /// is looking here, when that changed.
-    pub fn set_visible(&self, seat: &Seat, visible: bool) -> Option<bool> {
+    /// The socket's page became visible or hidden.
+    pub fn set_visible(&self, seat: &Seat, visible: bool) {
         let mut sockets = self.sockets.lock().expect("hub lock");
-        let before = looking(sockets.get(&seat.user_id));
         if let Some(socket) =
             sockets.get_mut(&seat.user_id).and_then(|l| l.iter_mut().find(|s| s.id == seat.id))
         {
             socket.visible = visible;
         }
-        changed(before, looking(sockets.get(&seat.user_id)))
     }
 
     /// Whether `user_id` has a visible dashboard on this replica.
@@ -140,8 +133,4 @@ impl Hub {
 
 fn looking(list: Option<&Vec<Socket>>) -> bool {
     list.is_some_and(|l| l.iter().any(|s| s.visible))
-}
-
-fn changed(before: bool, after: bool) -> Option<bool> {
-    (before != after).then_some(after)
 }

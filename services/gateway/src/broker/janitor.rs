@@ -94,7 +94,8 @@ pub async fn sweep(broker: &Broker) {
 const RETENTION_EVERY: u32 = 720; // sweeps: an hour
 
 /// Forgets accepted answers' content past each org's retention period, rate
-/// counters of windows long gone, and agent sessions idle for a day. Records
+/// counters of windows long gone, agent sessions idle for a day, and
+/// notification deliveries finished more than 30 days ago. Records
 /// of who answered what stay.
 pub async fn purge(broker: &Broker) {
     let store = broker.store();
@@ -123,6 +124,12 @@ pub async fn purge(broker: &Broker) {
     }
     if let Err(e) = store.purge_counters(now - time::Duration::hours(2)).await {
         tracing::warn!(error = %e, "cannot drop old rate counters");
+    }
+    let kept = time::Duration::days(crate::storage::notifications::DELIVERY_LOG_DAYS);
+    match store.purge_deliveries(now - kept).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(forgotten = n, "forgot old notification deliveries"),
+        Err(e) => tracing::warn!(error = %e, "cannot forget old notification deliveries"),
     }
     let idle = time::Duration::try_from(crate::storage::sessions::SESSION_IDLE).expect("a day fits");
     match store.purge_idle_agent_sessions(now - idle).await {

@@ -33,9 +33,6 @@ use crate::storage::{Elicitation, Store};
 use prefs::{Prefs, PrefsDoc};
 use settings::NotifySettings;
 
-/// A replica whose heartbeat is older than this does not count as someone looking.
-const PRESENCE_ALIVE: time::Duration = time::Duration::seconds(30);
-
 pub struct Notifier {
     /// Itself, for the tasks it spawns.
     me: Weak<Notifier>,
@@ -93,7 +90,8 @@ impl Notifier {
         if self.broker.upgrade().is_some_and(|b| b.hub.is_looking(user_id)) {
             return true;
         }
-        let alive_since = OffsetDateTime::now_utc() - PRESENCE_ALIVE;
+        // A dead replica's rows do not count: it is dead when the janitor would judge it so.
+        let alive_since = OffsetDateTime::now_utc() - crate::broker::janitor::REPLICA_TIMEOUT;
         self.store.looking_elsewhere(user_id, self.replica_id, alive_since).await.unwrap_or_else(|e| {
             // Unknown: rather one notification too many than a question nobody sees.
             tracing::warn!(error = %e, "could not read presence; notifying");
@@ -117,7 +115,11 @@ impl Notifier {
     /// Follows `e` until it ends: webhooks now, e-mail after the delay,
     /// reminders before the deadline.
     async fn follow(self: Arc<Self>, e: Elicitation, stop: CancellationToken) {
-        self.enqueue_webhooks(&e, NotifyEvent::Created).await;
+        let has_webhooks = self.enqueue_webhooks(&e, NotifyEvent::Created).await;
+        // Nothing more to send for it (no mail here, no webhook in the org): read nothing more.
+        if !has_webhooks && !self.email_available {
+            return;
+        }
         let prefs = self.prefs(e.user_id, e.org_id).await;
         let lifetime = e.expires_at - e.created_at;
         let first = e.created_at + time::Duration::seconds(prefs.delay_secs.into());
@@ -138,7 +140,9 @@ impl Notifier {
         if !wait_until(reminder, &stop).await {
             return;
         }
-        self.enqueue_webhooks(&e, NotifyEvent::Reminded).await;
+        if has_webhooks {
+            self.enqueue_webhooks(&e, NotifyEvent::Reminded).await;
+        }
         if self.email_available && prefs.email && prefs.send_at(reminder) <= reminder {
             // The reminder is the first mail when the first one was not sent (they were looking then).
             let event = if emailed { NotifyEvent::Reminded } else { NotifyEvent::Created };
@@ -190,19 +194,21 @@ impl Notifier {
         queued
     }
 
-    /// Queues `event` about `e` for each of the org's webhooks that wants it.
-    async fn enqueue_webhooks(&self, e: &Elicitation, event: NotifyEvent) {
+    /// Queues `event` about `e` for each of the org's webhooks that wants it;
+    /// returns whether the org has any webhook at all.
+    async fn enqueue_webhooks(&self, e: &Elicitation, event: NotifyEvent) -> bool {
         let hooks = match self.store.webhooks(e.org_id).await {
             Ok(hooks) => hooks,
             Err(err) => {
                 tracing::warn!(error = %err, "could not read the organisation's webhooks");
-                return;
+                return true;
             }
         };
+        let any = !hooks.is_empty();
         let hooks: Vec<_> =
             hooks.into_iter().filter(|h| h.events.iter().any(|name| name == event.as_str())).collect();
         if hooks.is_empty() {
-            return;
+            return any;
         }
         // The person asked, so a receiver can route the message (a Slack mention, a pager).
         let person = self.store.user_by_id(e.user_id).await.ok().flatten().map(|u| u.user);
@@ -225,6 +231,7 @@ impl Notifier {
             })
             .collect();
         self.enqueue(&deliveries).await;
+        true
     }
 
     async fn enqueue(&self, deliveries: &[NewDelivery]) -> bool {
@@ -243,7 +250,9 @@ impl Notifier {
     /// The question ended: its follow-up stops, its unsent e-mails are
     /// withdrawn, and the webhooks hear how it ended.
     async fn on_end(self: Arc<Self>, e: Elicitation) {
-        if let Err(err) = self.store.withdraw_deliveries(e.id).await {
+        if self.email_available
+            && let Err(err) = self.store.withdraw_deliveries(e.id).await
+        {
             tracing::warn!(error = %err, "could not withdraw a question's notifications");
         }
         self.enqueue_webhooks(&e, NotifyEvent::Ended).await;

@@ -10,6 +10,8 @@ use super::*;
 
 /// How many webhooks one organisation may register.
 pub const MAX_WEBHOOKS_PER_ORG: i64 = 10;
+/// How long finished deliveries stay in the log (the janitor forgets older ones).
+pub const DELIVERY_LOG_DAYS: i64 = 30;
 
 /// A webhook as stored: the secret only sealed.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,6 +213,10 @@ pub trait Notifications: Send + Sync {
     async fn deliveries(&self, org_id: Uuid, webhook_id: Option<Uuid>, limit: i64) -> Result<Vec<Delivery>>;
     /// Records through which channel a person's answer to `elicitation_id` came.
     async fn set_answered_via(&self, elicitation_id: Uuid, via: &str) -> Result<()>;
+    /// One of the org's deliveries.
+    async fn delivery(&self, org_id: Uuid, id: Uuid) -> Result<Option<Delivery>>;
+    /// Forgets finished deliveries (delivered, failed, withdrawn) made before `before`.
+    async fn purge_deliveries(&self, before: OffsetDateTime) -> Result<u64>;
     /// Queues a delivery that failed (or was delivered) again, due at once.
     async fn redeliver(&self, org_id: Uuid, id: Uuid, now: OffsetDateTime) -> Result<Option<Delivery>>;
 }
@@ -565,6 +571,33 @@ macro_rules! impl_notifications {
                 .fetch_all(&self.pool)
                 .await?;
                 Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn delivery(
+                &self,
+                org_id: uuid::Uuid,
+                id: uuid::Uuid,
+            ) -> $crate::storage::Result<Option<$crate::storage::notifications::Delivery>> {
+                let row: Option<$crate::storage::notifications::DeliveryRow> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::notifications::delivery_cols!(),
+                    " FROM notification_deliveries WHERE org_id = $1 AND id = $2"
+                ))
+                .bind(org_id)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.map(Into::into))
+            }
+
+            async fn purge_deliveries(&self, before: time::OffsetDateTime) -> $crate::storage::Result<u64> {
+                let done = sqlx::query(
+                    "DELETE FROM notification_deliveries WHERE status <> 'pending' AND created_at < $1",
+                )
+                .bind($crate::storage::DbTime(before))
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected())
             }
 
             async fn set_answered_via(&self, elicitation_id: uuid::Uuid, via: &str) -> $crate::storage::Result<()> {

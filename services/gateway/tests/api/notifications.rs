@@ -19,6 +19,30 @@ use crate::support::{Session, TestApp, body, fields, problem};
 /// How long a test waits for something Herald sends on its own.
 const PATIENCE: Duration = Duration::from_secs(30);
 
+/// What `probe` finds once it finds something: asked again every 20 ms, for at most `PATIENCE`
+/// (for what Herald does on its own time and the test can only look at).
+async fn eventually<T>(what: &str, mut probe: impl AsyncFnMut() -> Option<T>) -> T {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        if let Some(found) = probe().await {
+            return found;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{what} did not happen in time");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Herald sending mail to the SMTP server on `port` (in the clear: it is on loopback).
+async fn mailing_app(port: u16, adjust: impl FnOnce(&mut herald_gateway::config::RawSettings)) -> TestApp {
+    TestApp::spawn_with(|s| {
+        s.notify.smtp_host = Some("127.0.0.1".into());
+        s.notify.smtp_port = Some(port.to_string());
+        s.notify.smtp_tls = Some("none".into());
+        adjust(s);
+    })
+    .await
+}
+
 #[tokio::test]
 async fn preferences_start_at_the_documented_defaults_and_keep_what_is_saved() {
     let app = TestApp::spawn().await;
@@ -215,15 +239,13 @@ async fn a_webhook_gets_a_signed_ping_retried_until_it_answers_and_the_log_shows
         assert_eq!(event["organisation"]["slug"], "acme");
     }
     // The third attempt was answered 200; the log says so once it is recorded.
-    let delivery = loop {
-        let log = body(owner.get(&format!("/api/v1/orgs/acme/webhooks/deliveries?webhook={id}")).await).await;
-        let d = log["deliveries"][0].clone();
-        if d["status"] == "delivered" {
-            break d;
-        }
-        assert_eq!(d["status"], "pending", "{d}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let log = format!("/api/v1/orgs/acme/webhooks/deliveries?webhook={id}");
+    let delivery = eventually("the delivery recorded as delivered", async || {
+        let d = body(owner.get(&log).await).await["deliveries"][0].clone();
+        assert_ne!(d["status"], "failed", "{d}");
+        (d["status"] == "delivered").then_some(d)
+    })
+    .await;
     assert_eq!(delivery["attempts"], 3);
     assert_eq!(delivery["last_status"], 200);
     assert!(delivery["delivered_at"].is_string());
@@ -385,11 +407,10 @@ impl MailServer {
             .spawn()
             .expect("aiosmtpd starts");
         // Ready once it accepts connections.
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-            assert!(tokio::time::Instant::now() < deadline, "aiosmtpd did not start listening");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        eventually("aiosmtpd listening", async || {
+            tokio::net::TcpStream::connect(("127.0.0.1", port)).await.ok()
+        })
+        .await;
         MailServer { port, maildir: tempfile_dir::Dir(dir), child }
     }
 
@@ -415,19 +436,11 @@ impl MailServer {
 
     /// Waits until `count` mails have arrived.
     async fn await_mails(&self, count: usize) -> Vec<String> {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
+        eventually(&format!("{count} mail(s) arriving"), async || {
             let mails = self.mails();
-            if mails.len() >= count {
-                return mails;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "{count} mail(s) did not arrive; got {}",
-                mails.len()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            (mails.len() >= count).then_some(mails)
+        })
+        .await
     }
 }
 
@@ -457,13 +470,7 @@ fn mail_text(mail: &str) -> String {
 #[ignore = "needs aiosmtpd: run tests/peers/install.sh, then cargo test -- --include-ignored"]
 async fn a_person_who_is_not_looking_gets_an_email_after_their_delay_and_one_who_is_gets_none() {
     let smtp = MailServer::start().await;
-    let port = smtp.port.to_string();
-    let app = TestApp::spawn_with(|s| {
-        s.notify.smtp_host = Some("127.0.0.1".into());
-        s.notify.smtp_port = Some(port);
-        s.notify.smtp_tls = Some("none".into());
-    })
-    .await;
+    let app = mailing_app(smtp.port, |_| {}).await;
     let (owner, token, _demo) = with_demo(&app, herald_demo_server::Options::default()).await;
     assert_eq!(body(owner.get("/api/v1/me/notifications").await).await["email_available"], true);
     owner.put("/api/v1/me/notifications", &json!({ "delay_secs": 0, "reminder_percent": 0 })).await;
@@ -513,28 +520,20 @@ async fn a_person_who_is_not_looking_gets_an_email_after_their_delay_and_one_who
 #[tokio::test]
 async fn an_smtp_server_that_is_down_delays_nothing_and_the_question_stays_answerable() {
     // Nothing listens on this port: every delivery fails and is retried, the call is unaffected.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
-    let app = TestApp::spawn_with(|s| {
-        s.notify.smtp_host = Some("127.0.0.1".into());
-        s.notify.smtp_port = Some(port);
-        s.notify.smtp_tls = Some("none".into());
-        s.notify.delivery_retry_secs = Some("1".into());
-    })
-    .await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let app = mailing_app(port, |s| s.notify.delivery_retry_secs = Some("1".into())).await;
     let (owner, token, _demo) = with_demo(&app, herald_demo_server::Options::default()).await;
     owner.put("/api/v1/me/notifications", &json!({ "delay_secs": 0 })).await;
     let agent = Agent::modern(&app, &token, "demo");
     let call = tokio::spawn(async move {
         text(&agent.call(1, "deploy", json!({ "service": "api", "environment": "production" })).await)
     });
-    // No dashboard was open when it was asked; one opened now answers it.
-    let question = loop {
+    // No dashboard was open when it was asked; the person answers it over REST.
+    let question = eventually("the question pending", async || {
         let pending = body(owner.get("/api/v1/orgs/acme/elicitations?status=pending").await).await;
-        if let Some(q) = pending["elicitations"].as_array().and_then(|l| l.first()).cloned() {
-            break q;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+        pending["elicitations"].as_array().and_then(|l| l.first()).cloned()
+    })
+    .await;
     let answer = owner
         .post(
             &format!("/api/v1/orgs/acme/elicitations/{}/respond", question["id"].as_str().unwrap()),
@@ -559,13 +558,7 @@ fn answer_links(text: &str) -> Vec<(String, String)> {
 #[ignore = "needs aiosmtpd: run tests/peers/install.sh, then cargo test -- --include-ignored"]
 async fn a_yes_no_question_is_answered_from_the_mail_after_one_confirmation_and_never_twice() {
     let smtp = MailServer::start().await;
-    let port = smtp.port.to_string();
-    let app = TestApp::spawn_with(|s| {
-        s.notify.smtp_host = Some("127.0.0.1".into());
-        s.notify.smtp_port = Some(port);
-        s.notify.smtp_tls = Some("none".into());
-    })
-    .await;
+    let app = mailing_app(smtp.port, |_| {}).await;
     let (owner, token, _demo) = with_demo(&app, herald_demo_server::Options::default()).await;
     owner.put("/api/v1/me/notifications", &json!({ "delay_secs": 0, "reminder_percent": 0 })).await;
     let agent = Agent::modern(&app, &token, "demo");
