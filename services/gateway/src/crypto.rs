@@ -44,6 +44,8 @@ pub struct Keys {
     header_sealing: RandomizedNonceKey,
     throttle: hmac::Key,
     answer_links: hmac::Key,
+    /// Where the Web Push (VAPID) key pair comes from when the operator set none.
+    vapid_seed: [u8; 32],
 }
 
 impl Keys {
@@ -61,6 +63,7 @@ impl Keys {
         let throttle_key = subkey(b"sign-in throttle keys");
         let answer_link_key = subkey(b"e-mail answer links");
         Self {
+            vapid_seed: subkey(b"web push vapid key pair"),
             answer_links: hmac::Key::new(hmac::HMAC_SHA256, &answer_link_key),
             throttle: hmac::Key::new(hmac::HMAC_SHA256, &throttle_key),
             session_encoding: jsonwebtoken::EncodingKey::from_secret(&session_key)
@@ -83,6 +86,12 @@ impl Keys {
     }
 
     /// The signature of an e-mail answer link's payload.
+    /// 32 bytes that stay the same for this instance key: the seed of the
+    /// VAPID key pair every replica signs push messages with (`notify::push`).
+    pub fn vapid_seed(&self) -> [u8; 32] {
+        self.vapid_seed
+    }
+
     pub fn sign_answer_link(&self, payload: &[u8]) -> Vec<u8> {
         hmac::sign(&self.answer_links, payload).as_ref().to_vec()
     }

@@ -219,6 +219,10 @@ fn conflict(c: Conflict) -> ApiError {
         Conflict::TooManyWebhooks => {
             ("too-many-webhooks", "this organisation has as many webhooks as it may (10); delete one first")
         }
+        Conflict::TooManyDevices => (
+            "too-many-devices",
+            "you receive notifications in as many browsers as you may (10); remove one first",
+        ),
         Conflict::OwnersOnly => {
             return ApiError::Forbidden("only owners may grant, change or remove the owner role");
         }

@@ -56,6 +56,12 @@ pub async fn page() -> Response {
     file("index.html")
 }
 
+/// The service worker that shows push notifications (`web-ui/sw.js`). It is
+/// served from the root so that its scope is the whole dashboard.
+pub async fn service_worker() -> Response {
+    file("sw.js")
+}
+
 pub async fn asset(Path(name): Path<String>) -> Response {
     file(&name)
 }

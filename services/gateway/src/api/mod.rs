@@ -16,6 +16,7 @@ pub mod mutes;
 pub mod notifications;
 pub mod orgs;
 pub mod policy;
+pub mod push;
 pub mod servers;
 pub mod session;
 pub mod setup;
@@ -86,6 +87,10 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/password", post(account::change_password))
         .route("/me", get(account::me))
         .route("/me/notifications", get(notifications::my_prefs).put(notifications::set_my_prefs))
+        .route("/me/push", get(push::show))
+        .route("/me/push/devices", post(push::add_device))
+        .route("/me/push/devices/{id}", axum::routing::delete(push::remove_device))
+        .route("/me/push/devices/{id}/test", post(push::test_device))
         .route("/session", get(account::probe))
         .route("/ws", get(ws::upgrade))
         .route("/orgs", post(orgs::create))
@@ -104,6 +109,7 @@ pub fn router(state: AppState) -> Router {
 
     Router::new()
         .route("/", get(crate::web::page))
+        .route("/sw.js", get(crate::web::service_worker))
         .route("/login", get(crate::web::page))
         .route("/setup", get(crate::web::page))
         .route("/invite", get(crate::web::page))

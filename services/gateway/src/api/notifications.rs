@@ -37,6 +37,8 @@ pub struct MyPrefsView {
     pub effective: Prefs,
     pub by_org: Vec<OrgPrefsView>,
     pub email_available: bool,
+    /// Browser push works on every Herald; whether it reaches anyone depends on their browsers.
+    pub push_available: bool,
     pub address: String,
 }
 
@@ -58,6 +60,7 @@ async fn my_view(state: &AppState, principal: &Principal) -> ApiResult<MyPrefsVi
         own,
         by_org,
         email_available: state.notifier.email_available(),
+        push_available: true,
         address: user.email.clone(),
     })
 }
@@ -417,6 +420,7 @@ pub async fn test_webhook(
         channel: NotifyChannel::Webhook,
         webhook_id: Some(id),
         user_id: Some(access.user().id),
+        push_device_id: None,
         elicitation_id: None,
         event: NotifyEvent::Ping,
         payload: webhooks::ping_event(delivery_id, &access.membership.org.slug, now),

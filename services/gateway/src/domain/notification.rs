@@ -11,6 +11,8 @@ pub enum NotifyChannel {
     Webhook,
     /// One person's e-mail address (their questions, when they are not looking).
     Email,
+    /// One of a person's browsers, through its Web Push service (likewise).
+    Push,
 }
 
 impl NotifyChannel {
@@ -18,6 +20,7 @@ impl NotifyChannel {
         match self {
             NotifyChannel::Webhook => "webhook",
             NotifyChannel::Email => "email",
+            NotifyChannel::Push => "push",
         }
     }
 }

@@ -3,11 +3,13 @@
 //!
 //! The [`Notifier`] follows every question that waits for a person on this
 //! replica (it is the broker's [`Watcher`]): the organisation's webhooks hear
-//! of it at once; the person gets an e-mail after their delay if no dashboard
-//! of theirs is visible (and not during their quiet hours), and a reminder
-//! before the deadline. Each message is a row in the deliveries outbox
-//! (`pump.rs`), sent and retried by whichever replica claims it, so a slow or
-//! dead mail server or webhook delays nothing but its own delivery.
+//! of it at once; the person gets an e-mail and a push to each browser they
+//! turned push on in after their delay if no dashboard of theirs is visible
+//! (and not during their quiet hours), and a reminder before the deadline;
+//! its ending replaces the browsers' notifications. Each message is a row in
+//! the deliveries outbox (`pump.rs`), sent and retried by whichever replica
+//! claims it, so a slow or dead mail server, push service or webhook delays
+//! nothing but its own delivery.
 
 pub mod content;
 pub mod email;
@@ -15,6 +17,7 @@ pub mod links;
 pub mod prefs;
 pub mod presence;
 pub mod pump;
+pub mod push;
 pub mod settings;
 pub mod webhooks;
 
@@ -112,28 +115,29 @@ impl Notifier {
         Prefs::merged(&PrefsDoc::from_stored(own), &PrefsDoc::from_stored(org.map(|o| o.document)))
     }
 
-    /// Follows `e` until it ends: webhooks now, e-mail after the delay,
-    /// reminders before the deadline.
+    /// Follows `e` until it ends: webhooks now, e-mail and push after the
+    /// delay, reminders before the deadline.
     async fn follow(self: Arc<Self>, e: Elicitation, stop: CancellationToken) {
         let has_webhooks = self.enqueue_webhooks(&e, NotifyEvent::Created).await;
-        // Nothing more to send for it (no mail here, no webhook in the org): read nothing more.
-        if !has_webhooks && !self.email_available {
+        // Nothing more to send for it (no mail here, no browser, no webhook in the org): read nothing more.
+        if !has_webhooks && !self.email_available && !self.has_browsers(e.user_id).await {
             return;
         }
         let prefs = self.prefs(e.user_id, e.org_id).await;
+        let to_person = (self.email_available && prefs.email) || prefs.push;
         let lifetime = e.expires_at - e.created_at;
         let first = e.created_at + time::Duration::seconds(prefs.delay_secs.into());
         let reminder = (prefs.reminder_percent > 0)
             .then(|| e.created_at + lifetime * (f64::from(prefs.reminder_percent) / 100.0));
-        let mut emailed = false;
-        if self.email_available && prefs.email && first < e.expires_at {
+        let mut notified = false;
+        if to_person && first < e.expires_at {
             let at = prefs.send_at(first);
             // Not worth sending if it would only arrive at the reminder's time, or past the deadline.
             if at < e.expires_at && reminder.is_none_or(|r| at < r) {
                 if !wait_until(at, &stop).await {
                     return;
                 }
-                emailed = self.email_unless_looking(&e, NotifyEvent::Created).await;
+                notified = self.notify_unless_looking(&e, NotifyEvent::Created, &prefs).await;
             }
         }
         let Some(reminder) = reminder else { return };
@@ -143,55 +147,105 @@ impl Notifier {
         if has_webhooks {
             self.enqueue_webhooks(&e, NotifyEvent::Reminded).await;
         }
-        if self.email_available && prefs.email && prefs.send_at(reminder) <= reminder {
-            // The reminder is the first mail when the first one was not sent (they were looking then).
-            let event = if emailed { NotifyEvent::Reminded } else { NotifyEvent::Created };
-            self.email_unless_looking(&e, event).await;
+        if to_person && prefs.send_at(reminder) <= reminder {
+            // The reminder is the first message when the first was not sent (they were looking then).
+            let event = if notified { NotifyEvent::Reminded } else { NotifyEvent::Created };
+            self.notify_unless_looking(&e, event, &prefs).await;
         }
     }
 
-    async fn email_unless_looking(&self, e: &Elicitation, event: NotifyEvent) -> bool {
+    async fn has_browsers(&self, user_id: Uuid) -> bool {
+        self.store.push_devices(user_id).await.map(|d| !d.is_empty()).unwrap_or(true)
+    }
+
+    /// Queues the e-mail and the pushes about `e` its person chose, unless a
+    /// dashboard of theirs is visible; whether anything was queued.
+    async fn notify_unless_looking(&self, e: &Elicitation, event: NotifyEvent, prefs: &Prefs) -> bool {
         if self.is_looking(e.user_id).await {
-            tracing::debug!(elicitation_id = %e.id, "the person is looking; no e-mail");
+            tracing::debug!(elicitation_id = %e.id, "the person is looking; no e-mail or push");
             return false;
         }
-        let user = match self.store.user_by_id(e.user_id).await {
-            Ok(Some(u)) => u.user,
-            Ok(None) => return false,
-            Err(err) => {
-                tracing::warn!(error = %err, "could not read the person to e-mail");
-                return false;
-            }
-        };
-        // The question may have ended while this ran: no mail about what is over.
+        // The question may have ended while this ran: nothing about what is over.
         match self.store.elicitation_of_user(e.user_id, e.id).await {
             Ok(Some(now)) if now.outcome.is_none() => {}
             _ => return false,
         }
+        let mut deliveries = vec![];
+        if self.email_available
+            && prefs.email
+            && let Some(mail) = self.mail(e, event).await
+        {
+            deliveries.push(mail);
+        }
+        if prefs.push {
+            let devices = self.store.push_devices(e.user_id).await.unwrap_or_else(|err| {
+                tracing::warn!(error = %err, "could not read the person's browsers");
+                vec![]
+            });
+            let queued = push::question_push(e, event);
+            let payload = serde_json::to_value(&queued).expect("pushes serialize");
+            deliveries.extend(devices.iter().map(|d| self.push_delivery(e, d.id, event, payload.clone())));
+        }
+        if deliveries.is_empty() {
+            return false;
+        }
+        let queued = self.enqueue(&deliveries).await;
+        // Ended between the check and the queueing: withdrawn like the others.
+        if queued && !self.following.lock().expect("following lock").contains_key(&e.id) {
+            let _ = self.store.withdraw_deliveries(e.id).await;
+        }
+        queued
+    }
+
+    /// The e-mail about `e`, with one-click answers where they fit.
+    async fn mail(&self, e: &Elicitation, event: NotifyEvent) -> Option<NewDelivery> {
+        let user = match self.store.user_by_id(e.user_id).await {
+            Ok(Some(u)) => u.user,
+            Ok(None) => return None,
+            Err(err) => {
+                tracing::warn!(error = %err, "could not read the person to e-mail");
+                return None;
+            }
+        };
         let base = self.public_url.as_str().trim_end_matches('/');
         let answers: Vec<(String, String)> = links::offered(e)
             .unwrap_or_default()
             .into_iter()
             .map(|(label, link)| (label, format!("{base}/answer/{}", link.seal(&self.keys))))
             .collect();
-        let payload = email::payload(e, &user, event, &self.public_url, &answers);
-        let delivery = NewDelivery {
+        Some(NewDelivery {
             id: Uuid::now_v7(),
             org_id: e.org_id,
             channel: NotifyChannel::Email,
             webhook_id: None,
             user_id: Some(e.user_id),
+            push_device_id: None,
+            elicitation_id: Some(e.id),
+            event,
+            payload: email::payload(e, &user, event, &self.public_url, &answers),
+            created_at: OffsetDateTime::now_utc(),
+        })
+    }
+
+    fn push_delivery(
+        &self,
+        e: &Elicitation,
+        device: Uuid,
+        event: NotifyEvent,
+        payload: serde_json::Value,
+    ) -> NewDelivery {
+        NewDelivery {
+            id: Uuid::now_v7(),
+            org_id: e.org_id,
+            channel: NotifyChannel::Push,
+            webhook_id: None,
+            user_id: Some(e.user_id),
+            push_device_id: Some(device),
             elicitation_id: Some(e.id),
             event,
             payload,
             created_at: OffsetDateTime::now_utc(),
-        };
-        let queued = self.enqueue(&[delivery]).await;
-        // Ended between the check and the queueing: withdrawn like the others.
-        if queued && !self.following.lock().expect("following lock").contains_key(&e.id) {
-            let _ = self.store.withdraw_deliveries(e.id).await;
         }
-        queued
     }
 
     /// Queues `event` about `e` for each of the org's webhooks that wants it;
@@ -223,6 +277,7 @@ impl Notifier {
                     channel: NotifyChannel::Webhook,
                     webhook_id: Some(h.id),
                     user_id: Some(e.user_id),
+                    push_device_id: None,
                     elicitation_id: Some(e.id),
                     event,
                     payload: webhooks::question_event(id, event, e, person.as_ref(), &self.public_url, now),
@@ -247,13 +302,25 @@ impl Notifier {
         }
     }
 
-    /// The question ended: its follow-up stops, its unsent e-mails are
-    /// withdrawn, and the webhooks hear how it ended.
+    /// The question ended: its follow-up stops, its unsent e-mails and
+    /// pushes are withdrawn, the browsers it was pushed to have their
+    /// notification replaced by how it ended, and the webhooks hear of it.
     async fn on_end(self: Arc<Self>, e: Elicitation) {
-        if self.email_available
-            && let Err(err) = self.store.withdraw_deliveries(e.id).await
-        {
+        if let Err(err) = self.store.withdraw_deliveries(e.id).await {
             tracing::warn!(error = %err, "could not withdraw a question's notifications");
+        }
+        match self.store.pushed_devices(e.id).await {
+            Ok(devices) if !devices.is_empty() => {
+                let now = OffsetDateTime::now_utc();
+                let payload = serde_json::to_value(push::ended_push(&e, now)).expect("pushes serialize");
+                let deliveries: Vec<NewDelivery> = devices
+                    .into_iter()
+                    .map(|d| self.push_delivery(&e, d, NotifyEvent::Ended, payload.clone()))
+                    .collect();
+                self.enqueue(&deliveries).await;
+            }
+            Ok(_) => {}
+            Err(err) => tracing::warn!(error = %err, "could not read where a question was pushed"),
         }
         self.enqueue_webhooks(&e, NotifyEvent::Ended).await;
     }

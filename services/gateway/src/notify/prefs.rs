@@ -21,6 +21,9 @@ pub const MAX_DELAY_SECS: u32 = 3600;
 pub struct PrefsDoc {
     #[serde(default)]
     pub email: Option<bool>,
+    /// Push to the browsers the person turned it on in.
+    #[serde(default)]
+    pub push: Option<bool>,
     #[serde(default)]
     pub delay_secs: Option<u32>,
     /// 0: no reminder; otherwise 10–95 (% of the question's time).
@@ -45,6 +48,7 @@ pub struct QuietHours {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Prefs {
     pub email: bool,
+    pub push: bool,
     pub delay_secs: u32,
     pub reminder_percent: u8,
     pub quiet_hours: Option<QuietHours>,
@@ -55,6 +59,7 @@ impl Prefs {
     pub fn merged(own: &PrefsDoc, org: &PrefsDoc) -> Prefs {
         Prefs {
             email: own.email.or(org.email).unwrap_or(true),
+            push: own.push.or(org.push).unwrap_or(true),
             delay_secs: own.delay_secs.or(org.delay_secs).unwrap_or(DEFAULT_DELAY_SECS),
             reminder_percent: own
                 .reminder_percent
@@ -195,6 +200,7 @@ mod tests {
             reminder_percent: Some(5),
             quiet_hours: Some(quiet("25:00", "7:00", "Mars/Olympus")),
             email: None,
+            push: None,
         };
         let fields: Vec<String> = doc.check().unwrap_err().into_iter().map(|e| e.field).collect();
         assert_eq!(

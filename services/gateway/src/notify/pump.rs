@@ -1,5 +1,5 @@
 //! The deliveries outbox: every replica claims due deliveries, sends them
-//! (a webhook request, an e-mail) and records how each went; a failure is
+//! (a webhook request, an e-mail, a browser push) and records how each went; a failure is
 //! tried again with back-off, up to the configured number of attempts. A
 //! claim lapses after a while, so a delivery a dying replica held is sent by
 //! another. Nothing here ever waits on the call path.
@@ -13,11 +13,13 @@ use tokio::sync::Notify;
 use uuid::Uuid;
 
 use super::email::{Mail, Mailer};
+use super::push::{self, Outgoing, Pushed, QueuedPush, Subscription, Vapid};
 use super::settings::NotifySettings;
 use super::webhooks;
 use crate::crypto::Keys;
 use crate::storage::Store;
 use crate::storage::notifications::{Attempted, Delivery};
+use crate::storage::push::PushDevice;
 
 /// Deliveries claimed per round.
 const BATCH: i64 = 16;
@@ -36,6 +38,8 @@ pub struct Pump {
     keys: Arc<Keys>,
     http: reqwest::Client,
     mailer: Option<Mailer>,
+    pub vapid: Vapid,
+    egress: crate::egress::EgressPolicy,
     retry_first: Duration,
     attempts: u32,
     due: Notify,
@@ -68,12 +72,18 @@ impl Pump {
                 None
             }
         });
+        let vapid = Vapid::new(
+            settings.vapid_private_key.unwrap_or_else(|| keys.vapid_seed()),
+            settings.vapid_subject.clone(),
+        );
         Arc::new(Self {
             store,
             replica_id,
             keys,
             http,
             mailer,
+            vapid,
+            egress: egress.clone(),
             retry_first: settings.retry_first,
             attempts: settings.attempts,
             due: Notify::new(),
@@ -122,6 +132,7 @@ impl Pump {
         let result = match delivery.channel.as_str() {
             "webhook" => self.send_webhook(&delivery).await,
             "email" => self.send_mail(&delivery).await,
+            "push" => self.send_push(&delivery).await,
             other => Err((None, format!("unknown channel {other}"), true)),
         };
         let attempted = match result {
@@ -198,6 +209,60 @@ impl Pump {
         }
     }
 
+    async fn send_push(&self, delivery: &Delivery) -> Result<Option<i64>, (Option<i64>, String, bool)> {
+        let Some(device_id) = delivery.push_device_id else {
+            return Err((None, "the delivery names no browser".into(), true));
+        };
+        let device = match self.store.push_device(device_id).await {
+            Ok(Some(device)) => device,
+            Ok(None) => return Err((None, "the browser was removed".into(), true)),
+            Err(e) => return Err((None, format!("the browser could not be read: {e}"), false)),
+        };
+        let queued: QueuedPush = serde_json::from_value(delivery.payload.clone())
+            .map_err(|e| (None, format!("the queued push is unreadable: {e}"), true))?;
+        let left = queued.until - OffsetDateTime::now_utc().unix_timestamp();
+        if left <= 0 {
+            return Err((None, "no longer worth delivering".into(), true));
+        }
+        let ttl = Duration::from_secs(left.unsigned_abs());
+        let out = Outgoing {
+            message: &queued.message,
+            ttl,
+            topic: queued.topic.as_deref(),
+            urgency: &queued.urgency,
+        };
+        match self.push_to(&device, &out).await {
+            Pushed::Accepted(status) => Ok(Some(i64::from(status))),
+            Pushed::Gone(status) => Err((Some(i64::from(status)), gone(status), true)),
+            Pushed::Refused(status, error) => Err((status.map(i64::from), error, true)),
+            Pushed::Failed(status, error) => Err((status.map(i64::from), error, false)),
+        }
+    }
+
+    /// Sends `message` to one browser now, and records how it went on the
+    /// device: a subscription its push service no longer knows is forgotten.
+    pub async fn push_to(&self, device: &PushDevice, out: &Outgoing<'_>) -> Pushed {
+        let pushed = match Subscription::open(&self.keys, device) {
+            Ok(subscription) => push::send(&self.http, &self.vapid, &self.egress, &subscription, out).await,
+            Err(e) => Pushed::Refused(None, e.to_string()),
+        };
+        let now = OffsetDateTime::now_utc();
+        let recorded = match &pushed {
+            Pushed::Accepted(_) => self.store.record_push(device.id, now, None).await,
+            Pushed::Gone(_) => {
+                tracing::info!(device_id = %device.id, "a browser's push subscription expired; removed");
+                self.store.drop_push_device(device.id).await
+            }
+            Pushed::Refused(_, error) | Pushed::Failed(_, error) => {
+                self.store.record_push(device.id, now, Some(error)).await
+            }
+        };
+        if let Err(e) = recorded {
+            tracing::warn!(device_id = %device.id, error = %e, "could not record a push");
+        }
+        pushed
+    }
+
     async fn send_mail(&self, delivery: &Delivery) -> Result<Option<i64>, (Option<i64>, String, bool)> {
         let Some(mailer) = &self.mailer else {
             return Err((None, "e-mail is not set up on this Herald".into(), true));
@@ -206,4 +271,9 @@ impl Pump {
             .map_err(|e| (None, format!("the queued mail is unreadable: {e}"), true))?;
         mailer.send(&mail).await.map(|()| None).map_err(|f| (None, f.error, f.permanent))
     }
+}
+
+/// Why a push to an expired subscription is not tried again.
+fn gone(status: u16) -> String {
+    format!("the browser's subscription has expired (HTTP {status}); it was removed")
 }

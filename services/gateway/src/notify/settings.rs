@@ -33,6 +33,14 @@ pub struct RawNotifySettings {
     /// Attempts at one delivery before it is recorded as failed. Default: 8.
     #[arg(long, env = "HERALD_DELIVERY_ATTEMPTS", global = true)]
     pub delivery_attempts: Option<String>,
+    /// The Web Push (VAPID) private key: a P-256 scalar, 32 bytes base64url. Default: derived
+    /// from the instance key. Browsers subscribed under one key get nothing signed by another.
+    #[arg(long, env = "HERALD_VAPID_PRIVATE_KEY", hide_env_values = true, global = true)]
+    pub vapid_private_key: Option<String>,
+    /// Who push services may contact about this Herald (`mailto:` or `https:`). Default: the
+    /// public URL when it is https, else mailto:herald@<its host>.
+    #[arg(long, env = "HERALD_VAPID_SUBJECT", global = true)]
+    pub vapid_subject: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,11 +71,26 @@ impl std::fmt::Debug for SmtpSettings {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct NotifySettings {
     pub smtp: Option<SmtpSettings>,
     pub retry_first: Duration,
     pub attempts: u32,
+    /// The operator's VAPID private key, if they set one.
+    pub vapid_private_key: Option<[u8; 32]>,
+    pub vapid_subject: String,
+}
+
+impl std::fmt::Debug for NotifySettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotifySettings")
+            .field("smtp", &self.smtp)
+            .field("retry_first", &self.retry_first)
+            .field("attempts", &self.attempts)
+            .field("vapid_private_key", &self.vapid_private_key.map(|_| "<set>"))
+            .field("vapid_subject", &self.vapid_subject)
+            .finish()
+    }
 }
 
 impl NotifySettings {
@@ -110,7 +133,32 @@ impl NotifySettings {
             }
             Some(host) => Some(smtp(raw, host, public_url)?),
         };
-        Ok(Self { smtp, retry_first: Duration::from_secs(retry_first), attempts })
+        let vapid_private_key = match given(&raw.vapid_private_key) {
+            None => None,
+            Some(v) => Some(
+                crate::notify::push::Vapid::parse_private_key(&v)
+                    .map_err(|e| bad("--vapid-private-key", "HERALD_VAPID_PRIVATE_KEY", e))?,
+            ),
+        };
+        let vapid_subject = match given(&raw.vapid_subject) {
+            Some(v) if (v.starts_with("mailto:") && v.len() > 7) || v.starts_with("https://") => v,
+            Some(v) => {
+                return Err(bad(
+                    "--vapid-subject",
+                    "HERALD_VAPID_SUBJECT",
+                    format!("{v:?} is neither a mailto: nor an https: URI"),
+                ));
+            }
+            None if public_url.scheme() == "https" => public_url.origin().ascii_serialization(),
+            None => format!("mailto:herald@{}", public_url.host_str().unwrap_or("localhost")),
+        };
+        Ok(Self {
+            smtp,
+            retry_first: Duration::from_secs(retry_first),
+            attempts,
+            vapid_private_key,
+            vapid_subject,
+        })
     }
 }
 

@@ -17,6 +17,7 @@ pub mod notifications;
 pub mod organisations;
 pub mod policy;
 mod postgres;
+pub mod push;
 pub mod questions;
 mod rows;
 pub mod servers;
@@ -78,6 +79,8 @@ pub enum Conflict {
     AlreadyMuted,
     /// The organisation has as many webhooks as it may.
     TooManyWebhooks,
+    /// The person receives push notifications in as many browsers as they may.
+    TooManyDevices,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -387,6 +390,7 @@ pub trait Store:
     + sessions::AgentSessions
     + audit::Audit
     + notifications::Notifications
+    + push::PushDevices
     + Send
     + Sync
     + 'static
@@ -403,6 +407,7 @@ impl<T> Store for T where
         + sessions::AgentSessions
         + audit::Audit
         + notifications::Notifications
+        + push::PushDevices
         + Send
         + Sync
         + 'static

@@ -36,6 +36,8 @@ pub struct NewDelivery {
     pub channel: crate::domain::notification::NotifyChannel,
     pub webhook_id: Option<Uuid>,
     pub user_id: Option<Uuid>,
+    /// The browser, for a push.
+    pub push_device_id: Option<Uuid>,
     pub elicitation_id: Option<Uuid>,
     pub event: crate::domain::notification::NotifyEvent,
     pub payload: serde_json::Value,
@@ -50,6 +52,7 @@ pub struct Delivery {
     pub channel: String,
     pub webhook_id: Option<Uuid>,
     pub user_id: Option<Uuid>,
+    pub push_device_id: Option<Uuid>,
     pub elicitation_id: Option<Uuid>,
     pub event: String,
     pub payload: serde_json::Value,
@@ -114,6 +117,7 @@ pub(crate) struct DeliveryRow {
     channel: String,
     webhook_id: Option<Uuid>,
     user_id: Option<Uuid>,
+    push_device_id: Option<Uuid>,
     elicitation_id: Option<Uuid>,
     event: String,
     payload: sqlx::types::Json<serde_json::Value>,
@@ -134,6 +138,7 @@ impl From<DeliveryRow> for Delivery {
             channel: r.channel,
             webhook_id: r.webhook_id,
             user_id: r.user_id,
+            push_device_id: r.push_device_id,
             elicitation_id: r.elicitation_id,
             event: r.event,
             payload: r.payload.0,
@@ -207,7 +212,7 @@ pub trait Notifications: Send + Sync {
     ) -> Result<Vec<Delivery>>;
     /// Records how an attempt went and gives up the claim.
     async fn finish_delivery(&self, id: Uuid, attempted: &Attempted) -> Result<()>;
-    /// The question ended: its e-mails not yet sent are not sent.
+    /// The question ended: its e-mails and pushes not yet sent are not sent.
     async fn withdraw_deliveries(&self, elicitation_id: Uuid) -> Result<u64>;
     /// The org's deliveries, newest first (of one webhook, when given).
     async fn deliveries(&self, org_id: Uuid, webhook_id: Option<Uuid>, limit: i64) -> Result<Vec<Delivery>>;
@@ -223,8 +228,8 @@ pub trait Notifications: Send + Sync {
 
 macro_rules! delivery_cols {
     () => {
-        "id, org_id, channel, webhook_id, user_id, elicitation_id, event, payload, status, attempts, \
-         last_status, last_error, next_attempt_at, created_at, delivered_at"
+        "id, org_id, channel, webhook_id, user_id, push_device_id, elicitation_id, event, payload, status, \
+         attempts, last_status, last_error, next_attempt_at, created_at, delivered_at"
     };
 }
 pub(crate) use delivery_cols;
@@ -464,14 +469,15 @@ macro_rules! impl_notifications {
                 for d in deliveries {
                     sqlx::query(
                         "INSERT INTO notification_deliveries (id, org_id, channel, webhook_id, user_id, \
-                         elicitation_id, event, payload, status, attempts, next_attempt_at, created_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', 0, $9, $9)",
+                         push_device_id, elicitation_id, event, payload, status, attempts, next_attempt_at, \
+                         created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', 0, $10, $10)",
                     )
                     .bind(d.id)
                     .bind(d.org_id)
                     .bind(d.channel.as_str())
                     .bind(d.webhook_id)
                     .bind(d.user_id)
+                    .bind(d.push_device_id)
                     .bind(d.elicitation_id)
                     .bind(d.event.as_str())
                     .bind(sqlx::types::Json(&d.payload))
@@ -545,7 +551,8 @@ macro_rules! impl_notifications {
             async fn withdraw_deliveries(&self, elicitation_id: uuid::Uuid) -> $crate::storage::Result<u64> {
                 let done = sqlx::query(
                     "UPDATE notification_deliveries SET status = 'withdrawn', next_attempt_at = NULL \
-                     WHERE elicitation_id = $1 AND channel = 'email' AND status = 'pending' AND claimed_by IS NULL",
+                     WHERE elicitation_id = $1 AND channel IN ('email', 'push') AND status = 'pending' \
+                     AND claimed_by IS NULL",
                 )
                 .bind(elicitation_id)
                 .execute(&self.pool)

@@ -85,6 +85,7 @@ super::policy::impl_policy!(PostgresStore, Postgres);
 super::sessions::impl_sessions!(PostgresStore, Postgres);
 super::audit::impl_audit!(PostgresStore, Postgres);
 super::notifications::impl_notifications!(PostgresStore, Postgres);
+super::push::impl_push_devices!(PostgresStore, Postgres);
 
 struct Feed(PgListener);
 

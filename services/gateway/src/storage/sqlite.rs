@@ -93,3 +93,4 @@ super::policy::impl_policy!(SqliteStore, Sqlite);
 super::sessions::impl_sessions!(SqliteStore, Sqlite);
 super::audit::impl_audit!(SqliteStore, Sqlite);
 super::notifications::impl_notifications!(SqliteStore, Sqlite);
+super::push::impl_push_devices!(SqliteStore, Sqlite);

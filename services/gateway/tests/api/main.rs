@@ -28,6 +28,7 @@ mod peers;
 mod policy;
 mod policy_flow;
 mod puppet;
+mod push;
 mod recorder;
 mod server_secrets;
 mod servers;

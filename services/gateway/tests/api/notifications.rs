@@ -21,7 +21,7 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// What `probe` finds once it finds something: asked again every 20 ms, for at most `PATIENCE`
 /// (for what Herald does on its own time and the test can only look at).
-async fn eventually<T>(what: &str, mut probe: impl AsyncFnMut() -> Option<T>) -> T {
+pub(crate) async fn eventually<T>(what: &str, mut probe: impl AsyncFnMut() -> Option<T>) -> T {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         if let Some(found) = probe().await {
@@ -50,13 +50,13 @@ async fn preferences_start_at_the_documented_defaults_and_keep_what_is_saved() {
     let shown = body(owner.get("/api/v1/me/notifications").await).await;
     assert_eq!(
         shown["effective"],
-        json!({ "email": true, "delay_secs": 20, "reminder_percent": 80, "quiet_hours": null })
+        json!({ "email": true, "push": true, "delay_secs": 20, "reminder_percent": 80, "quiet_hours": null })
     );
     assert_eq!(shown["email_available"], false, "no SMTP server is configured");
     assert_eq!(shown["by_org"][0]["org"], "acme");
 
     let mine = json!({
-        "email": true, "delay_secs": 45, "reminder_percent": 70,
+        "email": true, "push": false, "delay_secs": 45, "reminder_percent": 70,
         "quiet_hours": { "start": "22:00", "end": "07:00", "time_zone": "Europe/Berlin" }
     });
     let saved = body(owner.put("/api/v1/me/notifications", &mine).await).await;
@@ -89,7 +89,7 @@ async fn bad_preferences_are_refused_by_field_and_change_nothing() {
     let shown = body(owner.get("/api/v1/me/notifications").await).await;
     assert_eq!(
         shown["own"],
-        json!({ "email": null, "delay_secs": null, "reminder_percent": null, "quiet_hours": null })
+        json!({ "email": null, "push": null, "delay_secs": null, "reminder_percent": null, "quiet_hours": null })
     );
 }
 
