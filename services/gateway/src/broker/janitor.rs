@@ -74,7 +74,7 @@ pub async fn sweep(broker: &Broker) {
     };
     let dead = PendingOf::DeadReplicas { alive: broker.replica_id, stale_before };
     match store.end_pending(dead, &cancelled(DecidedBy::System, Reason::Interrupted)).await {
-        Ok(ended) => ended.iter().for_each(|e| broker.announce(e)),
+        Ok(ended) => broker.announce_orphans(&ended),
         Err(e) => tracing::warn!(error = %e, "could not end elicitations of dead replicas"),
     }
     match store

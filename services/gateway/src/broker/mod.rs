@@ -64,8 +64,13 @@ pub struct Broker {
 /// waiting for its person on this replica, and of every ending this replica
 /// learns (its own questions' and, over replica events, others').
 pub trait Watcher: Send + Sync {
+    /// This replica opened `e`.
     fn opened(&self, e: &Elicitation);
+    /// `e`, one this replica may have opened, ended.
     fn ended(&self, e: &Elicitation);
+    /// `e`, opened by a replica that died, was ended here (by the janitor):
+    /// nobody else will tell of its ending.
+    fn orphan_ended(&self, e: &Elicitation);
 }
 
 impl Broker {
@@ -260,6 +265,17 @@ impl Broker {
     pub fn announce(&self, e: &Elicitation) {
         self.deliver_ended(e);
         self.tell_replicas(QuestionChange::Resolved, e.id, e.user_id);
+    }
+
+    /// Ends of questions whose replica died: announced like any ending, and
+    /// the watcher told that nobody followed them.
+    pub fn announce_orphans(&self, ended: &[Elicitation]) {
+        for e in ended {
+            self.announce(e);
+            if let Some(watcher) = self.watcher.get() {
+                watcher.orphan_ended(e);
+            }
+        }
     }
 
     /// This replica's part of an ending: its waiter, its sockets.

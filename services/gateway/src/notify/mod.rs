@@ -358,4 +358,11 @@ impl Watcher for Notifier {
             tokio::spawn(notifier.on_end(e.clone()));
         }
     }
+
+    fn orphan_ended(&self, e: &Elicitation) {
+        // Its replica died with it: the webhooks and the browsers hear of the ending from here.
+        if let Some(notifier) = self.me.upgrade() {
+            tokio::spawn(notifier.on_end(e.clone()));
+        }
+    }
 }

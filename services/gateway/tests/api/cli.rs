@@ -359,6 +359,57 @@ async fn an_answer_on_one_replica_completes_a_call_suspended_on_another() {
     }
 }
 
+/// Presence holds across replicas: a dashboard visible on replica B means
+/// no push for a question asked through replica A; once it is hidden there,
+/// the next question is pushed. (The presence rows are awaited in the database.)
+#[tokio::test]
+#[ignore = "needs the push service's packages: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn a_dashboard_visible_on_one_replica_keeps_another_from_pushing() {
+    let Some(mut r) = two_replicas("a_dashboard_visible_on_one_replica_keeps_another_from_pushing", 0).await
+    else {
+        return;
+    };
+    let push = crate::push::PushService::start().await;
+    let (owner, token) = (r.owner.clone(), r.token.clone());
+    owner.put("/api/v1/me/notifications", &json!({ "delay_secs": 0, "reminder_percent": 0 })).await;
+    let (sub, _) = crate::push::subscribed(&owner, &push, &[]).await;
+    let db = sqlx::PgPool::connect(&r._db.url()).await.unwrap();
+    let presence_rows =
+        async || -> i64 { sqlx::query_scalar("SELECT COUNT(*) FROM presence").fetch_one(&db).await.unwrap() };
+    let deploy = |service: &'static str| {
+        let agent = crate::mcp_support::Agent::modern_at(&r.bases[0], "acme", &token, "demo");
+        tokio::spawn(async move {
+            let arguments = json!({ "service": service, "environment": "staging" });
+            crate::mcp_support::text(&agent.call(1, "deploy", arguments).await)
+        })
+    };
+
+    let mut on_b = crate::mcp_support::Dashboard::open_at(&r.bases[1], &token).await;
+    crate::notifications::eventually("replica B's presence row", async || {
+        (presence_rows().await == 1).then_some(())
+    })
+    .await;
+    let watched = deploy("api");
+    let first = on_b.next_of("elicitation.created").await;
+    on_b.respond(&first["id"], "decline", None).await;
+    assert_eq!(watched.await.unwrap(), "Deployment declined by the user");
+
+    on_b.send(json!({ "type": "presence", "visible": false })).await;
+    crate::notifications::eventually("replica B's presence row gone", async || {
+        (presence_rows().await == 0).then_some(())
+    })
+    .await;
+    let unwatched = deploy("web");
+    let second = on_b.next_of("elicitation.created").await;
+    let messages = push.await_messages(&sub, 1).await;
+    assert_eq!(messages[0]["message"]["question"], second["id"], "only the unwatched question: {messages:?}");
+    on_b.respond(&second["id"], "decline", None).await;
+    assert_eq!(unwatched.await.unwrap(), "Deployment declined by the user");
+    for child in &mut r.children {
+        child.kill().await.unwrap();
+    }
+}
+
 /// A legacy agent's session minted by replica A is served by replica B (no
 /// sticky sessions): calls, a cancellation of a call running on A sent to B,
 /// and a DELETE on B that ends the session on A too.
@@ -487,11 +538,13 @@ async fn an_unreachable_database_at_start_is_retried() {
 }
 
 /// kill -9 of the replica holding a suspended call: another replica ends its
-/// question (`interrupted`) within seconds and every dashboard is told.
+/// question (`interrupted`) within seconds and every dashboard and webhook is told.
 #[tokio::test]
 async fn a_dead_replicas_questions_are_ended_by_another() {
     let Some(mut r) = two_replicas("a_dead_replicas_questions_are_ended_by_another", 1).await else { return };
     let token = r.token.clone();
+    let mut receiver = crate::notifications::Receiver::start().await;
+    let (_, secret) = crate::notifications::add_webhook(&r.owner, &receiver.url).await;
     let mut on_b = crate::mcp_support::Dashboard::open_at(&r.bases[1], &token).await;
     let agent = crate::mcp_support::Agent::modern_at(&r.bases[0], "acme", &token, "demo");
     let _call = tokio::spawn(async move {
@@ -508,6 +561,11 @@ async fn a_dead_replicas_questions_are_ended_by_another() {
         (resolved["decided_by"].clone(), resolved["reason"].clone()),
         (json!("system"), json!("interrupted"))
     );
+    // Nobody follows the question any more, yet the webhooks hear how it ended, from B.
+    let ended = receiver.next_of(&secret, "question.ended").await;
+    assert_eq!(ended["question"]["id"], created["id"]);
+    assert_eq!(ended["ending"]["decided_by"], "system");
+    assert_eq!(ended["ending"]["reason"], "interrupted");
     for child in &mut r.children {
         let _ = child.kill().await;
     }

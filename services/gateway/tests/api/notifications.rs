@@ -123,14 +123,14 @@ async fn admins_set_the_organisations_defaults_members_inherit_them_and_the_audi
 
 /// An HTTP endpoint that records every request and answers with the statuses
 /// it is given, in order (then 200).
-struct Receiver {
-    url: String,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     requests: mpsc::UnboundedReceiver<(HeaderMap, Bytes)>,
     statuses: Arc<Mutex<VecDeque<u16>>>,
 }
 
 impl Receiver {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         let (tx, requests) = mpsc::unbounded_channel();
         let statuses: Arc<Mutex<VecDeque<u16>>> = Arc::default();
         let answers = statuses.clone();
@@ -162,7 +162,7 @@ impl Receiver {
     }
 
     /// The next request of type `kind` (others skipped).
-    async fn next_of(&mut self, secret: &str, kind: &str) -> Value {
+    pub(crate) async fn next_of(&mut self, secret: &str, kind: &str) -> Value {
         loop {
             let (_, event) = self.next(secret).await;
             if event["type"] == kind {
@@ -196,7 +196,7 @@ fn verify(secret: &str, headers: &HeaderMap, raw: &[u8]) {
     assert_eq!(v1, expected, "the signature verifies with the webhook's secret");
 }
 
-async fn add_webhook(owner: &Session, url: &str) -> (String, String) {
+pub(crate) async fn add_webhook(owner: &Session, url: &str) -> (String, String) {
     let response =
         owner.post("/api/v1/orgs/acme/webhooks", &json!({ "url": url, "description": "team pager" })).await;
     assert_eq!(response.status(), 201);

@@ -178,13 +178,13 @@ async fn the_service_worker_is_served_from_the_root_under_the_dashboards_policy(
 // ---- through a real push service ----
 
 /// tests/peers/python/push_service.py on a free port.
-struct PushService {
+pub(crate) struct PushService {
     base: String,
     child: tokio::process::Child,
 }
 
 impl PushService {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         use tokio::io::AsyncBufReadExt;
         let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/.venv/bin/python");
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/python/push_service.py");
@@ -220,13 +220,13 @@ impl PushService {
         (id, json!({ "endpoint": made["endpoint"], "expirationTime": null, "keys": made["keys"] }))
     }
 
-    async fn messages(&self, id: &str) -> Vec<Value> {
+    pub(crate) async fn messages(&self, id: &str) -> Vec<Value> {
         let url = format!("{}/subscriptions/{id}/messages", self.base);
         reqwest::get(url).await.unwrap().json().await.unwrap()
     }
 
     /// Waits for the `count`th message; each must have verified and decrypted.
-    async fn await_messages(&self, id: &str, count: usize) -> Vec<Value> {
+    pub(crate) async fn await_messages(&self, id: &str, count: usize) -> Vec<Value> {
         let messages = eventually(&format!("{count} push message(s) arriving"), async || {
             let messages = self.messages(id).await;
             (messages.len() >= count).then_some(messages)
@@ -246,7 +246,7 @@ impl Drop for PushService {
 }
 
 /// Signs up the owner's browser at `push` and returns (push service id, device id).
-async fn subscribed(owner: &Session, push: &PushService, respond: &[u16]) -> (String, String) {
+pub(crate) async fn subscribed(owner: &Session, push: &PushService, respond: &[u16]) -> (String, String) {
     let key = body(owner.get("/api/v1/me/push").await).await["public_key"].as_str().unwrap().to_owned();
     let (id, subscription) = push.subscribe(&key, respond).await;
     let added = add_device(owner, &subscription, "Test browser").await;
