@@ -25,3 +25,5 @@ ALTER TABLE notification_deliveries ADD CONSTRAINT notification_deliveries_chann
 -- A device removed takes its unsent messages with it.
 ALTER TABLE notification_deliveries ADD COLUMN push_device_id UUID REFERENCES push_devices (id) ON DELETE CASCADE;
 CREATE INDEX deliveries_by_device ON notification_deliveries (push_device_id) WHERE push_device_id IS NOT NULL;
+-- A person's latest e-mail, for the notifications page (did it arrive?).
+CREATE INDEX deliveries_by_person ON notification_deliveries (user_id, channel, created_at);

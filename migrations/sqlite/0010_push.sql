@@ -55,3 +55,5 @@ CREATE INDEX deliveries_by_org ON notification_deliveries (org_id, created_at);
 CREATE INDEX deliveries_by_question ON notification_deliveries (elicitation_id);
 CREATE INDEX deliveries_by_webhook ON notification_deliveries (webhook_id, created_at);
 CREATE INDEX deliveries_by_device ON notification_deliveries (push_device_id) WHERE push_device_id IS NOT NULL;
+-- A person's latest e-mail, for the notifications page (did it arrive?).
+CREATE INDEX deliveries_by_person ON notification_deliveries (user_id, channel, created_at);

@@ -39,7 +39,19 @@ pub struct MyPrefsView {
     pub email_available: bool,
     /// Browser push works on every Herald; whether it reaches anyone depends on their browsers.
     pub push_available: bool,
+    /// How the latest e-mail to the person went (a mail server refusing them shows here).
+    pub last_email: Option<LastEmail>,
     pub address: String,
+}
+
+#[derive(Serialize)]
+pub struct LastEmail {
+    /// `delivered`, `retrying` (failed, to be tried again) or `failed` (given up).
+    pub status: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+    pub error: Option<String>,
+    pub attempts: i64,
 }
 
 async fn my_view(state: &AppState, principal: &Principal) -> ApiResult<MyPrefsView> {
@@ -61,6 +73,19 @@ async fn my_view(state: &AppState, principal: &Principal) -> ApiResult<MyPrefsVi
         by_org,
         email_available: state.notifier.email_available(),
         push_available: true,
+        last_email: state.store.latest_to_person(user.id, NotifyChannel::Email.as_str()).await?.map(|d| {
+            LastEmail {
+                status: match d.status.as_str() {
+                    "pending" => "retrying".into(),
+                    // Its last attempt failed; then the question ended.
+                    "withdrawn" => "failed".into(),
+                    _ => d.status,
+                },
+                at: d.delivered_at.unwrap_or(d.created_at),
+                error: d.last_error,
+                attempts: d.attempts,
+            }
+        }),
         address: user.email.clone(),
     })
 }

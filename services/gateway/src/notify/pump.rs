@@ -129,6 +129,12 @@ impl Pump {
     }
 
     async fn deliver(&self, delivery: Delivery) {
+        if self.is_over(&delivery).await {
+            if let Err(e) = self.store.finish_delivery(delivery.id, &Attempted::Withdrawn).await {
+                tracing::warn!(delivery_id = %delivery.id, error = %e, "could not withdraw a delivery");
+            }
+            return;
+        }
         let result = match delivery.channel.as_str() {
             "webhook" => self.send_webhook(&delivery).await,
             "email" => self.send_mail(&delivery).await,
@@ -152,6 +158,24 @@ impl Pump {
         };
         if let Err(e) = self.store.finish_delivery(delivery.id, &attempted).await {
             tracing::warn!(delivery_id = %delivery.id, error = %e, "could not record a delivery attempt");
+        }
+    }
+
+    /// Whether a person's mail or push about a waiting question is about
+    /// something over: the question ended while it waited for a retry (the
+    /// ending withdraws only what is not being sent at that moment).
+    async fn is_over(&self, delivery: &Delivery) -> bool {
+        let about_waiting = matches!(delivery.event.as_str(), "question.created" | "question.reminded");
+        let (true, Some(user_id), Some(id), "email" | "push") =
+            (about_waiting, delivery.user_id, delivery.elicitation_id, delivery.channel.as_str())
+        else {
+            return false;
+        };
+        match self.store.elicitation_of_user(user_id, id).await {
+            Ok(Some(e)) => e.outcome.is_some(),
+            Ok(None) => true,
+            // Unknown: rather one message too many than none.
+            Err(_) => false,
         }
     }
 

@@ -72,6 +72,8 @@ pub enum Attempted {
         status: Option<i64>,
         at: OffsetDateTime,
     },
+    /// Not sent: what it was about is over (the question ended meanwhile).
+    Withdrawn,
     /// Failed; tried again at `retry_at`, or given up on when `None`.
     Failed {
         status: Option<i64>,
@@ -220,6 +222,8 @@ pub trait Notifications: Send + Sync {
     async fn set_answered_via(&self, elicitation_id: Uuid, via: &str) -> Result<()>;
     /// One of the org's deliveries.
     async fn delivery(&self, org_id: Uuid, id: Uuid) -> Result<Option<Delivery>>;
+    /// The latest delivery to `user_id` through `channel` that was tried at least once.
+    async fn latest_to_person(&self, user_id: Uuid, channel: &str) -> Result<Option<Delivery>>;
     /// Forgets finished deliveries (delivered, failed, withdrawn) made before `before`.
     async fn purge_deliveries(&self, before: OffsetDateTime) -> Result<u64>;
     /// Queues a delivery that failed (or was delivered) again, due at once.
@@ -523,6 +527,17 @@ macro_rules! impl_notifications {
             ) -> $crate::storage::Result<()> {
                 use $crate::storage::notifications::Attempted;
                 let (status, last_status, last_error, next, delivered) = match attempted {
+                    // Not an attempt: the last one's status and error stay.
+                    Attempted::Withdrawn => {
+                        sqlx::query(
+                            "UPDATE notification_deliveries SET status = 'withdrawn', next_attempt_at = NULL, \
+                             claimed_by = NULL, claimed_until = NULL WHERE id = $1 AND status = 'pending'",
+                        )
+                        .bind(id)
+                        .execute(&self.pool)
+                        .await?;
+                        return Ok(());
+                    }
                     Attempted::Delivered { status, at } => ("delivered", *status, None, None, Some(*at)),
                     Attempted::Failed { status, error, retry_at: Some(at) } => {
                         ("pending", *status, Some(error.as_str()), Some(*at), None)
@@ -592,6 +607,24 @@ macro_rules! impl_notifications {
                 ))
                 .bind(org_id)
                 .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.map(Into::into))
+            }
+
+            async fn latest_to_person(
+                &self,
+                user_id: uuid::Uuid,
+                channel: &str,
+            ) -> $crate::storage::Result<Option<$crate::storage::notifications::Delivery>> {
+                let row: Option<$crate::storage::notifications::DeliveryRow> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::notifications::delivery_cols!(),
+                    " FROM notification_deliveries WHERE user_id = $1 AND channel = $2 AND attempts > 0 \
+                     ORDER BY created_at DESC, id DESC LIMIT 1"
+                ))
+                .bind(user_id)
+                .bind(channel)
                 .fetch_optional(&self.pool)
                 .await?;
                 Ok(row.map(Into::into))

@@ -505,6 +505,12 @@ async fn a_person_who_is_not_looking_gets_an_email_after_their_delay_and_one_who
     // Still answerable in the dashboard; the agent's call completes.
     dashboard.respond(&asked["id"], "decline", None).await;
     assert_eq!(unwatched.await.unwrap(), "Deployment declined by the user");
+    let last = eventually("the mail recorded as delivered", async || {
+        let shown = body(owner.get("/api/v1/me/notifications").await).await;
+        (shown["last_email"]["status"] == "delivered").then(|| shown["last_email"].clone())
+    })
+    .await;
+    assert_eq!(last["error"], serde_json::Value::Null);
 
     // A dashboard closed altogether counts as not looking either.
     drop(dashboard);
@@ -542,6 +548,14 @@ async fn an_smtp_server_that_is_down_delays_nothing_and_the_question_stays_answe
         .await;
     assert_eq!(answer.status(), 200, "{}", answer.text().await.unwrap());
     assert_eq!(call.await.unwrap(), "Deployment declined by the user");
+    // The person's notifications page says the mail did not get through, and why.
+    // (Tried and failed, then withdrawn when the question ended, not sent about what is over.)
+    let last = eventually("the failed mail shown to the person", async || {
+        let shown = body(owner.get("/api/v1/me/notifications").await).await;
+        (shown["last_email"]["status"] == "failed").then(|| shown["last_email"].clone())
+    })
+    .await;
+    assert!(last["error"].as_str().is_some_and(|e| !e.is_empty()), "{last}");
 }
 
 /// The one-click links of a mail's text, as (label, address).
