@@ -140,11 +140,22 @@ enum BrowserMessage {
         action: herald_mcp::ElicitAction,
         #[serde(default)]
         content: Option<serde_json::Value>,
+        /// `push` when the page was opened from a push notification about this question.
+        #[serde(default)]
+        via: Option<AnsweredVia>,
     },
     /// The page became visible or hidden (Page Visibility API): Herald
     /// notifies a person elsewhere only while none of their dashboards is visible.
     #[serde(rename = "presence")]
     Presence { visible: bool },
+}
+
+/// What a dashboard may say about how its person got to the question.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum AnsweredVia {
+    Web,
+    Push,
 }
 
 async fn serve(state: AppState, user_id: Uuid, scope: Scope, _seat: Seat, mut socket: WebSocket) {
@@ -231,7 +242,7 @@ async fn handle(
             state.notifier.presence_changed(user_id);
             return None;
         }
-        BrowserMessage::Respond { id, action, content } => {
+        BrowserMessage::Respond { id, action, content, via } => {
             // Only what the socket may see, in an organisation the person still belongs to.
             let membership_ok = match state.store.elicitation_of_user(user_id, id).await {
                 Ok(Some(e)) => {
@@ -243,7 +254,11 @@ async fn handle(
             if !membership_ok {
                 return Some(error(Some(id), "not_found", "no such elicitation"));
             }
-            match respond(&state.broker, user_id, None, id, Answer { action, content }, Channel::Web).await {
+            let channel = match via {
+                Some(AnsweredVia::Push) => Channel::Push,
+                Some(AnsweredVia::Web) | None => Channel::Web,
+            };
+            match respond(&state.broker, user_id, None, id, Answer { action, content }, channel).await {
                 Ok(_) => ServerEvent::Ack { id },
                 Err(RespondError::NotFound) => error(Some(id), "not_found", "no such elicitation"),
                 Err(RespondError::Ended(action)) => {

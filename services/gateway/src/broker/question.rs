@@ -88,6 +88,8 @@ pub enum Channel {
     Web,
     /// A one-click answer link in a notification e-mail, confirmed on its page.
     Email,
+    /// The dashboard, opened from a browser push notification about the question.
+    Push,
 }
 
 impl Channel {
@@ -95,6 +97,7 @@ impl Channel {
         match self {
             Channel::Web => "web",
             Channel::Email => "email",
+            Channel::Push => "push",
         }
     }
 }

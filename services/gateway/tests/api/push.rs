@@ -305,9 +305,16 @@ async fn a_question_nobody_is_looking_at_is_pushed_encrypted_and_signed_and_its_
     let ttl: u64 = question["headers"]["ttl"].as_str().unwrap().parse().unwrap();
     assert!(ttl > 0 && ttl <= 600, "kept no longer than the question waits: {ttl}");
 
-    // Answered in the dashboard: the browser's notification is replaced by how it ended.
-    dashboard.respond(&asked["id"], "decline", None).await;
+    // Answered in the dashboard the notification opened (it says so): the browser's
+    // notification is replaced by how it ended, and the history says it came through push.
+    dashboard.send(json!({ "type": "respond", "id": id, "action": "decline", "via": "push" })).await;
     assert_eq!(unwatched.await.unwrap(), "Deployment declined by the user");
+    let record = crate::mcp_support::latest(&owner).await;
+    assert_eq!(
+        (record["id"].as_str(), record["answered_via"].as_str()),
+        (Some(id), Some("push")),
+        "{record}"
+    );
     let ended = &push.await_messages(&sub, 3).await[2];
     assert_eq!(ended["message"]["kind"], "ended");
     assert_eq!(ended["message"]["ended"], "declined");
