@@ -295,7 +295,7 @@ async fn a_question_nobody_is_looking_at_is_pushed_encrypted_and_signed_and_its_
     assert_eq!(question["message"]["org"], "acme");
     assert_eq!(question["message"]["title"], "Demo Server is asking you something");
     assert!(question["message"]["body"].as_str().unwrap().starts_with("deploy: "), "{question}");
-    assert_eq!(question["message"]["url"], format!("/?question={id}"));
+    assert_eq!(question["message"]["url"], format!("/?question={id}&via=push"));
     assert_eq!(question["message"]["tag"], format!("herald-question-{id}"));
     // Only words for a notification: no form, no field, nothing the person would answer.
     let text = question["message"].to_string();
