@@ -460,6 +460,9 @@ enum Reason {
     Quoted,
     /// An option that states a guess at the secret (`My PIN is 1234`).
     Offered,
+    /// A security question that heads a question put to the person
+    /// (`Security question: what was …?`).
+    Question,
 }
 
 /// A hit before the whole request has been read.
@@ -621,7 +624,13 @@ impl CredentialDetector {
         // but confirm it.
         let confirm_only =
             ask.fields.iter().all(|f| matches!(f.kind, FieldKind::Boolean | FieldKind::Choice));
-        for found in firsts(&reading.found, |x| x.cue.is_some() || (x.quoted && confirm_only)) {
+        // A security question heading a question asks only if the form can
+        // take a free answer.
+        let free_text = ask.fields.iter().any(|f| f.kind == FieldKind::Text);
+        let heads = |x: &Found| x.cue.is_some_and(|(pat, start, _)| pat == x.pat && start == x.start);
+        for found in firsts(&reading.found, |x| {
+            (x.cue.is_some() && (free_text || !heads(x))) || (x.quoted && confirm_only)
+        }) {
             pending.push(self.pending(HitLocation::Message, ask.message, &scratch.norm, found, found.cue));
         }
         for field in &ask.fields {
@@ -739,7 +748,7 @@ impl CredentialDetector {
         // Blockers cancel whatever they overlap; not-requests only cues,
         // not-negations only negations.
         let blocked = |m: &Match| {
-            let cue = matches!(m.kind, Kind::Cue { .. });
+            let cue = matches!(m.kind, Kind::Cue { .. } | Kind::Answer);
             let negation = matches!(m.kind, Kind::Negation(_));
             near(m).iter().any(|o| {
                 (o.kind == Kind::Blocker
@@ -855,20 +864,28 @@ impl CredentialDetector {
                 sense = Sense::Plain;
             }
             // A longer term that contains this one wins (`one-time password`
-            // over `password`).
-            let contained = around.iter().any(|o| {
-                matches!(o.kind, Kind::Term(_, s) if s != Sense::InlineOnly)
-                    && o.start <= m.start
-                    && m.end <= o.end
-                    && (o.end - o.start) > (m.end - m.start)
-                    && !blocked(o)
-            });
+            // over `password`), except over a security question, whose answer
+            // a request to answer asks for (`odpowiedz na pytanie
+            // bezpieczeństwa` also reads as the noun, "the answer to …"), and
+            // over a phrase that says a compound value carries a credential
+            // (`mongodb+srv` in `cadena mongodb+srv`).
+            let contained = !matches!(sense, Sense::AnswerAsked | Sense::InlineOnly)
+                && around.iter().any(|o| {
+                    matches!(o.kind, Kind::Term(_, s) if s != Sense::InlineOnly && s != Sense::AnswerAsked)
+                        && o.start <= m.start
+                        && m.end <= o.end
+                        && (o.end - o.start) > (m.end - m.start)
+                        && !blocked(o)
+                });
             if contained {
                 continue;
             }
             let c = clause(m.start);
+            // A security question, whose answer only a request to answer asks for.
+            let asked_answer = sense == Sense::AnswerAsked;
             // A security question's answer, named by the question itself.
-            let answer = any_question
+            let answer = !asked_answer
+                && any_question
                 && around.iter().any(|o| {
                     o.kind == Kind::Context(Context::Question)
                         && o.start < m.end
@@ -944,8 +961,17 @@ impl CredentialDetector {
                     Kind::MetaAfter => meta_after(o),
                     // Not when a property of the person's own secret
                     // follows (`our records show your PIN ends in 39`).
+                    // Nor when a request stands between them (`لاستعادة
+                    // المحفظة، أدخل عبارة الاسترداد`, "to recover the wallet,
+                    // enter the recovery phrase").
                     Kind::MetaBefore => {
                         before_within(o, META_BEFORE_GAP)
+                            && !around.iter().any(|q| {
+                                matches!(q.kind, Kind::Cue { .. })
+                                    && o.end <= q.start
+                                    && q.end <= m.start
+                                    && !blocked(q)
+                            })
                             && !around.iter().any(|q| {
                                 q.kind == Kind::Own { cue: true }
                                     && q.start >= m.end
@@ -983,15 +1009,24 @@ impl CredentialDetector {
             let cue = around
                 .iter()
                 .filter_map(|o| match o.kind {
+                    Kind::Answer if asked_answer && (o.end <= m.start || m.end <= o.start) => {
+                        Some((o, u32::from(rules::CUE_GAP)))
+                    }
+                    _ if asked_answer => None,
                     Kind::Cue { gap: reach, before, after }
                         if (before && o.end <= m.start) || (after && m.end <= o.start) =>
                     {
                         Some((o, u32::from(reach)))
                     }
                     Kind::Own { cue: true } if o.end <= m.start => Some((o, u32::from(rules::OWN_CUE_GAP))),
-                    Kind::Own { cue: true } if m.end <= o.start => Some((o, u32::from(rules::PROPERTY_GAP))),
+                    // Not an age (`ha più di 90 giorni`, `已使用超过 180 天`).
+                    Kind::Own { cue: true } if m.end <= o.start && !age_after(norm, o.end) => {
+                        Some((o, u32::from(rules::PROPERTY_GAP)))
+                    }
                     Kind::Property
-                        if m.end <= o.start && (own || possessed || self.drops_possessives(o.pat)) =>
+                        if m.end <= o.start
+                            && (own || possessed || self.drops_possessives(o.pat))
+                            && !age_after(norm, o.end) =>
                     {
                         Some((o, u32::from(rules::PROPERTY_GAP)))
                     }
@@ -1015,10 +1050,18 @@ impl CredentialDetector {
                     (o.pat, o.start, o.end, matches!(o.kind, Kind::Own { .. } | Kind::Property))
                 });
             // An ownership cue or a property makes the secret the person's own.
-            let (cue, cue_owns) = match cue {
+            let (mut cue, cue_owns) = match cue {
                 Some((pat, start, end, owns)) => (Some((pat, start, end)), owns),
                 None => (None, false),
             };
+            // Without a request to answer it, a security question asks only
+            // when it heads a question; it is then its own cue.
+            if asked_answer && cue.is_none() {
+                if !heads_question(text, norm, m.start, m.end) {
+                    continue;
+                }
+                cue = Some((m.pat, m.start, m.end));
+            }
             // A request that is itself negated asks for nothing ("do not give
             // us your phone number, pin, or other sensitive info").
             let negated_cue = cue.is_some_and(|(_, cue_start, _)| {
@@ -1097,6 +1140,8 @@ impl CredentialDetector {
                     && (clause(x.start) == carrier_clause || next)
                     && (if x.end <= carrier.start {
                         gap(norm, x.end, carrier.start).saturating_sub(skipped(around, x.end, carrier.start))
+                    } else if x.start < carrier.end {
+                        0
                     } else {
                         gap(norm, carrier.end, x.start).saturating_sub(skipped(around, carrier.end, x.start))
                     }) <= CARRIER_GAP
@@ -1308,7 +1353,12 @@ impl CredentialDetector {
         let holds = |x: &Found| match f.kind {
             FieldKind::Boolean => x.own,
             FieldKind::Text => true,
-            FieldKind::Number => x.category.numeric() || x.category == Category::Custom,
+            // A number can also be a property of the person's own secret
+            // that a request asks for (`How many characters long is your
+            // current password?`, `year in password`).
+            FieldKind::Number => {
+                x.category.numeric() || x.category == Category::Custom || (x.own && x.cue.is_some())
+            }
             FieldKind::Choice => {
                 secret_options || (numeric_options && x.category.numeric()) || x.own || x.answer
             }
@@ -1401,6 +1451,9 @@ impl CredentialDetector {
     ) -> Pending {
         let (a, b) = norm.original_range(text, found.start as usize, found.end as usize);
         let (reason, cue_text) = match cue {
+            Some((pat, start, _)) if pat == found.pat && start == found.start => {
+                (Reason::Question, String::new())
+            }
             Some((pat, start, end)) => {
                 let (ca, cb) = norm.original_range(text, start as usize, end as usize);
                 (Reason::Request { cue: pat }, text[ca..cb].to_owned())
@@ -1441,6 +1494,7 @@ impl CredentialDetector {
                 Sense::NeedsInline if evidence.inline => p.category,
                 Sense::NeedsQuestion if evidence.question => p.category,
                 Sense::UnlessQueue if !evidence.queue => p.category,
+                Sense::AnswerAsked => p.category,
                 _ => continue,
             };
             if hits.iter().any(|h| h.location == p.location && h.category == category) {
@@ -1500,6 +1554,9 @@ impl CredentialDetector {
                     out.push_str(piece);
                 }
                 [matched, "\")", "", "", ""]
+            }
+            (Reason::Question, Some(_)) => {
+                [" asks for ", what, ": it puts the security question \"", matched, "\" to the person"]
             }
             (Reason::Head, Some(_)) => [" describes the value as ", what, ": \"", matched, "\""],
             (_, Some(_)) => [" names ", what, ": \"", matched, "\""],
@@ -1597,6 +1654,137 @@ fn question_after(text: &str, from: usize) -> bool {
         return false;
     };
     rest[stop..].chars().take_while(|c| !c.is_alphanumeric()).any(|c| matches!(c, '?' | '？' | '؟'))
+}
+
+/// Units of time, normalised: after a number, they make a property an age
+/// (`more than 90 days`), not something about the secret itself.
+const TIME_UNITS: &[&str] = &[
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "hour",
+    "hours",
+    "dia",
+    "dias",
+    "semana",
+    "semanas",
+    "mes",
+    "meses",
+    "ano",
+    "anos",
+    "jour",
+    "jours",
+    "semaine",
+    "semaines",
+    "mois",
+    "an",
+    "ans",
+    "annee",
+    "annees",
+    "tag",
+    "tage",
+    "tagen",
+    "woche",
+    "wochen",
+    "monat",
+    "monate",
+    "monaten",
+    "jahr",
+    "jahre",
+    "jahren",
+    "giorno",
+    "giorni",
+    "settimana",
+    "settimane",
+    "mese",
+    "mesi",
+    "anno",
+    "anni",
+    "dag",
+    "dagen",
+    "weken",
+    "maand",
+    "maanden",
+    "jaar",
+    "jaren",
+    "dzien",
+    "dni",
+    "tygodni",
+    "miesiac",
+    "miesiace",
+    "miesiecy",
+    "rok",
+    "lata",
+    "lat",
+    "gun",
+    "hafta",
+    "ay",
+    "yil",
+    "день",
+    "дня",
+    "дней",
+    "недели",
+    "недель",
+    "месяц",
+    "месяца",
+    "месяцев",
+    "год",
+    "года",
+    "лет",
+    "يوم",
+    "ايام",
+    "يوما",
+    "شهر",
+    "اشهر",
+    "سنه",
+    "سنوات",
+    "दिन",
+    "महीने",
+    "महीनों",
+    "साल",
+    "वर्ष",
+    "dagar",
+    "vecka",
+    "veckor",
+    "manad",
+    "manader",
+    "ar",
+];
+/// The same, in Chinese, Japanese and Korean, which need no word boundary.
+const DENSE_TIME_UNITS: &[&str] =
+    &["天", "日", "个月", "個月", "か月", "ヶ月", "カ月", "年", "周", "週", "일", "개월", "년", "주"];
+
+/// Whether a number and a unit of time follow normalised byte `from`.
+fn age_after(norm: &Norm, from: u32) -> bool {
+    let rest = norm.text[from as usize..].trim_start_matches(SPACE as char);
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return false;
+    }
+    let unit = rest[digits..].trim_start_matches(SPACE as char);
+    let word = unit.split([SPACE as char, CLAUSE as char]).next().unwrap_or("");
+    TIME_UNITS.contains(&word) || DENSE_TIME_UNITS.iter().any(|u| unit.starts_with(u))
+}
+
+/// Whether the security question at normalised bytes `start..end` heads a
+/// question put to the person: it opens its sentence and a colon, then a
+/// question, follow it (`Security question: what was …?`, `密保问题：…？`), or
+/// it follows a question, in parentheses (`… als kind? (beveiligingsvraag)`).
+fn heads_question(text: &str, norm: &Norm, start: u32, end: u32) -> bool {
+    let (a, b) = (orig_start(text, norm, start), orig_end(text, norm, end));
+    let before = text[..a].trim_end();
+    let after = text[b..].trim_start();
+    if let Some(open) = before.strip_suffix(['(', '（']) {
+        return open.trim_end().ends_with(['?', '？', '؟']);
+    }
+    let opens = before.is_empty() || before.ends_with(['.', '!', '?', '\n', '。', '！', '？', '؟', '।']);
+    let colon = after.strip_prefix(':').or_else(|| after.strip_prefix('：'));
+    opens && colon.is_some_and(|rest| question_after(text, text.len() - rest.len()))
 }
 
 /// Whether a word could be a guess at a secret: 4 to 64 characters with a

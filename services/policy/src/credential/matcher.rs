@@ -84,6 +84,10 @@ pub(crate) enum Kind {
     /// A word that makes a clause a yes/no question without a question
     /// mark (`whether`, `ob`, `czy`, `是否`, `かどうか`).
     Whether,
+    /// A request to answer (`answer`, `responda`, `ответьте на`, `답해`):
+    /// it asks only for a security question next to it ([`Sense::AnswerAsked`]),
+    /// a few tokens either side in the same clause, and no other cue does.
+    Answer,
 }
 
 /// When a term counts.
@@ -123,6 +127,12 @@ pub(crate) enum Sense {
     /// next to it carries a credential (`headers and all`, `keys
     /// included`, `rclone`, whose configs hold keys by nature).
     InlineOnly,
+    /// A security question (`security question`, `pergunta de segurança`,
+    /// `密保问题`): its answer, a password, is asked for only by a request to
+    /// answer it (`answer your security question`, `ответьте на контрольный
+    /// вопрос`) or when it heads a question put to the person (`Security
+    /// question: what was …?`).
+    AnswerAsked,
 }
 
 /// Which way a negation reaches.
@@ -219,6 +229,7 @@ fn kind_key(kind: Kind) -> KindKey {
         Kind::Property => (15, 0, 0),
         Kind::Copula => (16, 0, 0),
         Kind::Whether => (17, 0, 0),
+        Kind::Answer => (18, 0, 0),
     }
 }
 

@@ -70,7 +70,10 @@
 //! - `security_question`: phrases that show a security question is
 //!   discussed (`security question`, `question secrète`, `秘密の質問`), so
 //!   that the `conditional` answers (`answer`, `réponse`, `答え`) of sense
-//!   `NeedsQuestion` are passwords.
+//!   `NeedsQuestion` are passwords; a security question is also a term
+//!   whose answer is asked for by `answer_cues` (`answer`, `responda`,
+//!   `ответьте на`) a few tokens either side of it, or when it heads a
+//!   question (`Security question: what was …?`).
 //!
 //! Phrases are written as people write them; they are normalised like the
 //! text (case, diacritics, separators, leetspeak), so `contraseña` also
@@ -156,6 +159,9 @@ pub(crate) struct LangRules {
     pub whether: &'static [&'static str],
     /// Phrases that show a security question is discussed.
     pub security_question: &'static [&'static str],
+    /// Requests to answer (`answer`, `responda`), which ask for a security
+    /// question's answer.
+    pub answer_cues: &'static [&'static str],
     /// Words that say a credential is left out, anywhere in its phrase.
     pub redactions: &'static [&'static str],
     /// Phrases that show a queue ticket is discussed.
@@ -200,6 +206,7 @@ impl LangRules {
         copulas: &[],
         whether: &[],
         security_question: &[],
+        answer_cues: &[],
         redactions: &[],
         queue: &[],
     };
@@ -280,6 +287,8 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         add(lang.copulas, Kind::Copula);
         add(lang.whether, Kind::Whether);
         add(lang.security_question, Kind::Context(Context::Question));
+        add(lang.security_question, Kind::Term(Category::Password, Sense::AnswerAsked));
+        add(lang.answer_cues, Kind::Answer);
         add(lang.redactions, Kind::Negation(Scope::Both));
         add(lang.queue, Kind::Context(Context::Queue));
         add(lang.own, Kind::Own { cue: false });

@@ -259,7 +259,66 @@ pub(crate) fn find(text: &str, out: &mut Vec<SecretValue>) {
 /// or a header line that carries one (`Authorization: Bearer ...`,
 /// `X-API-Key: <key>`).
 pub(crate) fn inline_credential(text: &str) -> bool {
-    userinfo_url(text) || secret_assignment(text) || auth_header(text)
+    userinfo_url(text) || secret_assignment(text) || auth_header(text) || password_flag(text)
+}
+
+/// A command line's password option: `--password`, or `-p` together with
+/// `-u` (`docker login -u ci -p …`, "the line with -u and -p"); `-p` alone
+/// is often a port.
+fn password_flag(text: &str) -> bool {
+    let flag = |name: &str| {
+        text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric() && c != '-')
+                && after.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '-')
+        })
+    };
+    let found = (text.contains("--password") && flag("--password"))
+        || (text.contains("-p") && flag("-p") && flag("-u"));
+    found && !flags_left_out(text)
+}
+
+/// Words that, earlier in the sentence of a password option, leave it out
+/// (`without the -u and -p values`, `sin -p`, `ohne -u und -p`).
+const LEAVE_OUT: &[&str] = &[
+    "without",
+    "except",
+    "minus",
+    "omit",
+    "remove",
+    "strip",
+    "redact",
+    "sin ",
+    "sans ",
+    "ohne ",
+    "senza ",
+    "zonder ",
+    "utan ",
+    "bez ",
+    "без ",
+    "sem ",
+    "hariç",
+    "olmadan",
+    "除了",
+    "不带",
+    "不要",
+    "없이",
+    "빼고",
+    "なし",
+    "抜き",
+    "を除",
+    "بدون",
+    "बिना",
+];
+
+/// Whether the sentence that holds the first password option leaves it out.
+fn flags_left_out(text: &str) -> bool {
+    let first = ["--password", " -p", " -u", "(-p", "(-u"].iter().filter_map(|f| text.find(f)).min();
+    let Some(at) = first else { return false };
+    let start = text[..at].rfind(['.', '!', '?', ';', '\n', '。', '！', '？']).map_or(0, |i| i + 1);
+    let sentence = text[start..=at].to_lowercase();
+    LEAVE_OUT.iter().any(|w| sentence.contains(w))
 }
 
 /// Header names that carry a credential (`Authorization: Bearer …`,
@@ -326,6 +385,22 @@ fn userinfo_url(text: &str) -> bool {
             }
         }
         from = start;
+    }
+    // An Oracle thin URL: `jdbc:oracle:thin:user/password@//host:1521/svc`.
+    let mut from = 0;
+    while let Some(at) = text[from..].find(":thin:") {
+        let start = from + at + ":thin:".len();
+        from = start;
+        let len =
+            bytes[start..].iter().take_while(|&&b| !matches!(b, b'@' | b' ' | b'\n' | b'\t' | b'"')).count();
+        let userinfo = &bytes[start..start + len];
+        if bytes.get(start + len) == Some(&b'@')
+            && let Some(slash) = userinfo.iter().position(|&b| b == b'/')
+            && slash > 0
+            && slash + 1 < userinfo.len()
+        {
+            return true;
+        }
     }
     // A Go driver's DSN: `user:password@tcp(host:3306)/db`.
     for proto in ["@tcp(", "@unix("] {

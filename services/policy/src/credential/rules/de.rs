@@ -90,6 +90,7 @@ pub(super) const RULES: LangRules = LangRules {
         "*rabattcode", "*aktionscode", "*postleitzahl", "*quellcode", "*fehlercode", "*ländercode",
         "*strichcode", "*barcode", "qr code", "*qrcode", "*promocode", "*einladungscode", "*buchungscode",
         "*sendungscode", "*dresscode", "pin anheften", "anheften",
+        "name des tokens", "name des schlüssels", "schlüsselname", "tokenname",
     ],
     not_requests: &[
         "wir senden ihnen", "wir schicken ihnen", "senden wir ihnen", "erneut senden", "sagen sie mir bescheid",
@@ -172,8 +173,9 @@ pub(super) const RULES: LangRules = LangRules {
         "zeichen deines", "buchstaben ihres", "buchstaben deines", "ziffer ihrer", "ziffern ihrer",
         "ziffer ihres", "ziffern ihres",
         "welches dieser wörter", "welche dieser wörter", "welches dieser", "welche dieser", "gehört zu ihrer", "gehört zu deiner", "gehört zu ihrem", "gehört zu deinem", "letzten vier zeichen", "ersten vier zeichen", "letzten # zeichen", "ersten # zeichen", "zeichen ihres", "zeichen deines", "zeichen ihrer", "zeichen deiner", "ziffern ihrer", "ziffern ihres", "stellen ihres", "stellen ihrer",
+        "wie viele zeichen hat ihr", "wie viele zeichen hat dein", "wie viele stellen hat ihr", "wie viele stellen hat deine", "wie lang ist ihr", "wie lang ist dein",
     ],
-    qualifiers: &["live", "produktion", "produktions", "test", "deploy", "bereitstellungs"],
+    qualifiers: &["live", "produktion", "produktions", "test", "deploy", "bereitstellungs", "inhalt", "inhalt der", "inhalt deiner", "inhalt ihrer", "komplette", "ganze", "vollständige"],
     qualified: &[
         (ApiKey, &["schlüssel", "*liveschlüssel", "*produktionsschlüssel"]),
     ],
@@ -199,6 +201,7 @@ pub(super) const RULES: LangRules = LangRules {
         "geburtsname ihrer mutter", "erstes haustier", "ersten haustiers", "erste schule",
         "besten kindheitsfreundes", "geburtsort",
     ],
+    answer_cues: &["beantworten sie", "beantworte", "beantworten", "antworten sie auf", "antworte auf"],
     inline_only: &[
         "inklusive aller header", "inklusive header", "mit allen headern", "mit headern", "mit header",
         "samt header", "mitsamt header", "header inklusive", "mit den schlüsseln", "inklusive schlüssel",

@@ -210,6 +210,7 @@ pub(super) const RULES: LangRules = LangRules {
         "press pass", "season pass", "day pass", "guest pass", "visitor pass", "hall pass", "free pass",
         "pin pad", "pinpad",
         "ssh key to register", "deploy key fingerprint", "key fingerprint", "key fingerprints", "ssh key fingerprint", "ssh key label", "ssh key name", "ssh key title",
+        "name token", "name key",
     ],
     not_requests: &[
         "send you", "we ll send", "we will send", "will send", "we sent", "we have sent", "we ve sent",
@@ -217,6 +218,7 @@ pub(super) const RULES: LangRules = LangRules {
         "press enter", "hit enter", "enter key", "type to search", "copy and paste this", "input tokens",
         "data type", "type of", "tell me when", "let me know when", "tell me once", "let me know once",
         "tell me if", "let me know if", "want to set", "like to set", "want to create", "like to create",
+        "should we send", "shall we send", "should i send", "shall i send", "want us to send", "can we send", "should we text", "should we email",
     ],
     meta_before: &[
         "number of", "leave out", "omit", "omitting", "exclude", "excluding", "redact", "strip", "except",
@@ -235,6 +237,7 @@ pub(super) const RULES: LangRules = LangRules {
         "roll the", "reroll", "re roll", "renew", "archive", "suspend", "invalidate", "check that",
         "verify that",
         "name your", "name the", "name this", "give your", "label your",
+        "how old is your", "how old is the", "days old",
     ],
     statements: &[
         "is", "are", "was", "were", "will", "must", "should", "can", "cannot", "may", "has", "have", "expires",
@@ -292,6 +295,7 @@ pub(super) const RULES: LangRules = LangRules {
     negations: &[
         "not", "never", "don t", "do not", "dont", "doesn t", "does not", "won t", "will not", "shouldn t",
         "should not", "cannot", "can t", "no", "without", "nobody", "no one", "neither", "nor", "instead of",
+        "avoid", "avoid using", "avoid putting",
     ],
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
@@ -328,10 +332,13 @@ pub(super) const RULES: LangRules = LangRules {
         "datasource block", "request", "http request", "raw request", "full request", "api request",
         "api call", "settings", "smtp settings", "mail settings",
         "client properties", "kafka properties", "consumer properties", "producer properties", "properties",
+        "docker login", "docker login command", "docker login line", "registry login command", "srv string", "srv uri", "srv url", "srv connection string", "jdbc", "jdbc connection string",
+        "mongodb srv",
     ],
     own: &[
         "current", "existing", "actual", "my", "present", "correct", "real", "do you use", "you use",
         "that you use", "you use for", "you use to", "did you set", "you chose", "you picked",
+        "year in", "year in your", "number in your", "digits in your", "year in their",
     ],
     own_cues: &[
         "is your", "is this your", "is that your", "are these your", "which of these is", "which one is your",
@@ -351,6 +358,8 @@ pub(super) const RULES: LangRules = LangRules {
         "letters of your", "letter of your", "digits of your", "digit of your", "positions of your",
         "position of your",
         "which of the following", "which of these words", "part of your", "not part of your", "is not in your", "isn t in your", "which word is not", "which word isn t",
+        "year in", "years in", "number in", "numbers in", "digits in",
+        "how many characters is your", "how many characters long is your", "how many characters does your", "how many digits does your", "how many digits is your", "how many letters does your", "how long is your",
     ],
     qualifiers: &[
         "npm", "pypi", "git lab", "git hub", "slack", "stripe", "azure", "aws", "gcp", "google", "cloud",
@@ -389,6 +398,8 @@ pub(super) const RULES: LangRules = LangRules {
         "temporary", "temp", "initial", "generated", "new", "one time use", "email", "wpa", "wpa2", "wpa3",
         "wep", "network security", "home assistant", "long lived", "short lived", "net banking",
         "internet banking", "online banking", "mobile banking", "banking",
+        "contents of", "content of", "contents of the", "contents of your", "whole", "entire",
+        "PyPI", "GitHub", "GitLab", "DevOps", "OpenAI",
     ],
     qualified: &[
         (ApiKey, &["key", "keys"]),
@@ -437,6 +448,7 @@ pub(super) const RULES: LangRules = LangRules {
         "name of your first pet", "name of your first school", "name of your primary school",
         "name of your first teacher",
     ],
+    answer_cues: &["answer", "please answer", "respond to", "reply to"],
     inline_only: &[
         "headers and all", "with headers", "with the headers", "with all headers", "with all the headers",
         "with all its headers", "including headers", "including the headers", "including all headers",
@@ -444,6 +456,7 @@ pub(super) const RULES: LangRules = LangRules {
         "keys included", "with the keys", "with keys", "including the keys", "including keys", "with the key",
         "rclone", "s3cmd", "boto config",
         "including authorization", "including the authorization", "including authorization and cookie", "keep every header", "keep all headers", "every header", "connection strings section", "with the connection strings",
+        "password stdin", "password flag", "mongodb srv", "authorization line", "authorization included", "authorization too", "authorization as well",
     ],
     redactions: &[
         "redacted", "removed", "masked", "stripped", "omitted", "blanked out", "scrubbed", "censored",

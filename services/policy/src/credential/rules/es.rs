@@ -78,6 +78,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardSecurityCode, &[
             "3 del reverso", "tres del reverso", "números del reverso", "3 números del reverso",
         ]),
+        (AccessToken, &["token de registro", "token de runner", "token de subida", "token de carga"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["6 dígitos", "8 dígitos", "seis dígitos", "ocho dígitos", "4 dígitos"]),
@@ -106,10 +107,13 @@ pub(super) const RULES: LangRules = LangRules {
         "juego de cartas", "pin en el mapa", "fija el", "fijar la", "semilla aleatoria",
         "token de agradecimiento", "clave de la canción", "clave musical", "clave de fa", "clave de do",
         "en clave de", "clave de producto", "clave del producto", "clave de licencia", "clave de activación",
+        "nombre clave", "nombre de la clave", "nombre para la clave", "nombre del token", "nombre token", "nombre de la api key", "nombre de clave",
     ],
     not_requests: &[
         "te enviaremos", "le enviaremos", "te enviamos", "le enviamos", "enviaremos", "hemos enviado",
         "te hemos enviado", "reenviar",
+        "crea una clave de api", "crea una nueva clave de api", "crea un token", "crea un nuevo token", "cree una clave de api", "cree un token",
+        "de upload", "de subida",
     ],
     meta_before: &[
         "longitud de la", "longitud mínima de la", "longitud de", "longitud mínima", "política de",
@@ -145,6 +149,7 @@ pub(super) const RULES: LangRules = LangRules {
         "copia y pega", "copia y pégalo", "pégame", "pégalo aquí", "pégamelo", "reenvía", "reenvíame",
         "reenvíanos", "reenvíe", "reenviar",
         "cómo se llamaba", "como se llamaba", "cuál era", "cual era", "cómo se llama", "como se llama",
+        "hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar",
     ],
     near_cues: &[
         "confirme", "confirma", "confirmar", "verifique", "verifica", "elija", "elige", "establece",
@@ -168,6 +173,7 @@ pub(super) const RULES: LangRules = LangRules {
         "url de base de datos", "archivo de configuración", "comando curl", "configuración", "configuracion",
         "línea", "variable", "bloque", "fragmento", "sección", "trozo", "variables de entorno", "petición",
         "solicitud", "request", "llamada a la api",
+        "cadena mongodb srv", "cadena srv",
     ],
     own: &["actual", "existente", "mi", "usas", "utilizas", "usa", "utiliza", "que usas", "que utilizas"],
     own_cues: &[
@@ -183,6 +189,7 @@ pub(super) const RULES: LangRules = LangRules {
         "# palabras", "comienza por", "comienza con", "acaba en", "posiciones", "posición #",
         "caracteres de tu", "carácter de tu", "letras de tu", "letra de tu", "dígitos de tu",
         "caracteres de su", "letras de su", "dígitos de su", "posiciones de tu", "posiciones de su",
+        "cuántos caracteres tiene tu", "cuántos caracteres tiene su", "cuántos dígitos tiene tu", "cuántos dígitos tiene su", "cuántas letras tiene tu",
     ],
     back_cues: &[
         "pégalo", "pégala", "pégalos", "pégalas", "envíalo", "envíala", "envíamelo", "envíamela", "compártelo",
@@ -206,14 +213,17 @@ pub(super) const RULES: LangRules = LangRules {
         "mejor amigo de la infancia", "ciudad natal", "ciudad donde naciste",
         "cómo se llamaba tu", "como se llamaba tu", "cómo se llamaba su", "primer colegio", "primera escuela", "nombre de tu primera mascota",
     ],
+    answer_cues: &["responde", "responda", "contesta", "conteste", "responder", "contestar"],
     inline_only: &[
         "con las cabeceras", "con todas las cabeceras", "con los encabezados", "con todos los encabezados",
         "con cabeceras", "cabeceras incluidas", "encabezados incluidos", "con las claves", "con las llaves",
         "claves incluidas",
+        "con los headers incluidos", "headers incluidos", "con los headers", "con todos los headers", "con las cabeceras incluidas", "el de authorization", "authorization también", "con la cabecera authorization", "con el header authorization",
     ],
     redactions: &[
         "eliminada", "eliminado", "quitada", "quitado", "borrada", "borrado", "tachada", "tachado",
         "censurada", "enmascarada", "ocultando", "ocultada", "ocultado",
     ],
+    qualifiers: &["contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
     ..LangRules::EMPTY
 };

@@ -86,8 +86,9 @@ pub(super) const RULES: LangRules = LangRules {
         "carte du menu", "carte des vins", "carte de membre", "carte étudiante", "carte de transport",
         "carte de la ville", "carte routière", "sur la carte", "jeton de présence", "jetons de présence",
         "jeton de caddie", "clé usb", "clé de licence", "clé de produit", "clé de voûte",
+        "nom token", "nom du token", "nom de la clé", "nom cle", "nom du jeton", "nom jeton",
     ],
-    not_requests: &["nous vous enverrons", "vous recevrez", "renvoyer"],
+    not_requests: &["nous vous enverrons", "vous recevrez", "renvoyer", "créez une clé d api", "créez un jeton", "créez un token", "crée un jeton", "crée un token", "d upload"],
     meta_before: &[
         "gestionnaire de", "longueur du", "longueur minimale du", "longueur de", "politique de",
         "politique des", "nombre de", "limite de", "réinitialiser votre", "réinitialiser le",
@@ -136,6 +137,8 @@ pub(super) const RULES: LangRules = LangRules {
         "url de la base de données", "url de base de données", "fichier de configuration", "commande curl",
         "ligne", "variable", "bloc", "extrait", "section", "fragment", "variables d environnement", "requête",
         "requête http", "appel api",
+        "url jdbc", "chaîne jdbc", "chaîne de connexion jdbc", "url de connexion jdbc",
+        "chaîne mongodb srv", "chaîne srv",
     ],
     own: &[
         "actuel", "actuelle", "existant", "existante", "mon", "ma", "utilisez", "utilises", "vous utilisez",
@@ -154,6 +157,7 @@ pub(super) const RULES: LangRules = LangRules {
         "troisième caractère", "premier caractère", "# mots", "caractères de votre", "caractère de votre",
         "lettres de votre", "lettre de votre", "chiffres de votre", "chiffre de votre", "positions",
         "position #",
+        "combien de caractères contient votre", "combien de caractères a votre", "combien de caractères contient ton", "combien de chiffres contient votre",
     ],
     back_cues: &[
         "collez le", "collez la", "collez les", "collez le ici", "collez ici", "envoyez le", "envoyez la",
@@ -178,13 +182,16 @@ pub(super) const RULES: LangRules = LangRules {
         "nom de jeune fille", "premier animal", "première école", "meilleur ami d enfance",
         "ville de naissance",
     ],
+    answer_cues: &["répondez", "réponds", "répondre", "répondez à", "réponds à"],
     inline_only: &[
         "avec les en têtes", "avec tous les en têtes", "en têtes compris", "avec les headers",
         "avec tous les headers", "avec les clés", "clés comprises",
+        "avec l identifiant et le mot de passe", "avec le mot de passe", "mot de passe compris", "mot de passe inclus",
     ],
     redactions: &[
         "masqué", "masquée", "masqués", "supprimé", "supprimée", "retiré", "retirée", "caviardé", "caviardée",
         "expurgé", "effacé", "effacée", "occulté", "occultée",
     ],
+    qualifiers: &["contenu", "contenu du", "contenu de ton", "contenu de votre", "fichier", "complet", "complète", "entier"],
     ..LangRules::EMPTY
 };

@@ -60,6 +60,7 @@ pub(super) const RULES: LangRules = LangRules {
             "header di autorizzazione",
         ]),
         (CardNumber, &["16 cifre della carta", "le 16 cifre", "16 cifre della tua carta"]),
+        (AccessToken, &["token di upload", "token di pubblicazione", "token di registrazione"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["codice", "codice di conferma", "codice di accesso"]),
@@ -77,8 +78,9 @@ pub(super) const RULES: LangRules = LangRules {
         "carta d'imbarco", "carta da gioco", "carte da gioco", "carta stampante", "carta della",
         "carta geografica", "parola chiave", "parole chiave", "chiave di casa", "chiavetta usb",
         "chiave pubblica", "chiave di licenza", "chiave del prodotto", "chiave di ricerca",
+        "nome token", "nome chiave", "nome del token", "nome della chiave",
     ],
-    not_requests: &["ti invieremo", "le invieremo", "invieremo", "reinvia", "abbiamo inviato un"],
+    not_requests: &["ti invieremo", "le invieremo", "invieremo", "reinvia", "abbiamo inviato un", "crea una chiave api", "crea una nuova chiave api", "crea un token", "crea un nuovo token", "di upload", "per upload", "di caricamento"],
     meta_before: &[
         "gestore di", "gestore delle", "gestore password", "lunghezza della", "lunghezza minima della",
         "lunghezza minima", "politica delle", "politica della", "criteri della", "numero di", "limite di",
@@ -122,6 +124,7 @@ pub(super) const RULES: LangRules = LangRules {
         "file di configurazione", "comando curl", "richiesta curl", "configurazione", "riga", "variabile",
         "blocco", "sezione", "estratto", "variabili d ambiente", "variabili di ambiente", "richiesta",
         "request", "chiamata api",
+        "stringa mongodb srv", "stringa srv",
     ],
     own: &["attuale", "esistente", "mia", "mio", "usi", "utilizzi", "usa", "utilizza"],
     own_cues: &[
@@ -134,6 +137,7 @@ pub(super) const RULES: LangRules = LangRules {
         "prime due cifre", "secondo carattere", "terzo carattere", "# parole", "carattere della",
         "caratteri della", "lettera della", "lettere della", "cifra del", "cifre del", "posizione #",
         "posizioni",
+        "quanti caratteri ha la tua", "quanti caratteri ha la sua", "quante cifre ha il tuo", "quante cifre ha la tua",
     ],
     back_cues: &[
         "incollalo", "incollala", "incollali", "incolla qui", "mandamelo", "mandamela", "inviamelo",
@@ -155,6 +159,7 @@ pub(super) const RULES: LangRules = LangRules {
         "cognome da nubile", "nome da nubile", "primo animale", "prima scuola", "migliore amico d infanzia",
         "città natale",
     ],
+    answer_cues: &["rispondi", "risponda", "rispondere", "rispondi alla", "risponda alla"],
     inline_only: &[
         "con tutte le intestazioni", "con le intestazioni", "con gli header", "con tutti gli header",
         "intestazioni incluse", "header inclusi", "con le chiavi", "chiavi incluse",
@@ -163,5 +168,6 @@ pub(super) const RULES: LangRules = LangRules {
         "rimossa", "rimosso", "oscurata", "oscurato", "mascherata", "mascherato", "cancellata", "cancellato",
         "omessa", "omesso", "offuscata", "offuscato",
     ],
+    qualifiers: &["contenuto", "contenuto del", "intero", "completo"],
     ..LangRules::EMPTY
 };

@@ -35,6 +35,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (AccessToken, &["authorization 헤더", "인증 헤더"]),
         (CardNumber, &["카드 번호 16자리", "카드 16자리"]),
+        (Password, &["기억에 남는 선생님", "첫 번째 학교", "출신 초등학교", "어머니의 성함", "첫 반려동물의 이름", "태어난 도시"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["코드"]),
@@ -88,8 +89,10 @@ pub(super) const RULES: LangRules = LangRules {
     whether: &["맞는지", "는지", "인지", "나요", "습니까", "까요"],
     security_question: &[
         "보안 질문", "비밀 질문", "보안질문", "어머니의 결혼 전 성", "첫 반려동물", "첫 애완동물", "출신 초등학교", "기억에 남는 선생님",
+        "첫 번째 학교", "태어난 도시", "어머니의 성함",
     ],
-    inline_only: &["헤더 포함", "헤더까지", "헤더를 포함", "모든 헤더"],
+    answer_cues: &["답해", "답해 주세요", "답변해", "답하세요", "답변하세요", "응답해", "답변해 주세요"],
+    inline_only: &["헤더 포함", "헤더까지", "헤더를 포함", "모든 헤더", "값 포함", "비밀번호 포함", "토큰 포함"],
     redactions: &["빼고", "제외하고", "가리고", "지우고", "마스킹", "삭제하고", "가린"],
     drops_possessives: true,
     ..LangRules::EMPTY

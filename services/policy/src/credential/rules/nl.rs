@@ -53,6 +53,7 @@ pub(super) const RULES: LangRules = LangRules {
             "*ontgrendelcode", "ontgrendelingscode", "ontgrendelpatroon",
         ]),
         (CardNumber, &["16 cijfers op je kaart", "16 cijfers van je kaart", "de 16 cijfers"]),
+        (Password, &["straat woonde je als kind", "straat waar je opgroeide", "straat waarin je opgroeide", "naam van je eerste huisdier", "naam van je eerste school", "meisjesnaam van je moeder", "meisjesnaam van uw moeder"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessPlace, &["*pincode"]),
@@ -67,6 +68,7 @@ pub(super) const RULES: LangRules = LangRules {
         "*huissleutel", "*autosleutel", "usb stick", "*broncode", "*foutcode", "*landcode", "*streepjescode",
         "qr code", "*qrcode", "*promotiecode", "*boekingscode", "*uitnodigingscode", "*dresscode",
         "openbare sleutel", "publieke sleutel", "vastzetten", "*pincode van het adres",
+        "naam token", "naam van de token", "naam van de sleutel", "sleutelnaam", "tokennaam",
     ],
     not_requests: &["we sturen je", "we sturen u", "opnieuw versturen"],
     meta_before: &[
@@ -88,6 +90,8 @@ pub(super) const RULES: LangRules = LangRules {
         "ik heb nodig", "we hebben nodig", "voeg", "toevoegen", "upload", "bijvoegen", "voeg toe",
         "log in met", "meld je aan met", "meld u aan met", "geef door", "laat weten wat", "stuur door",
         "doorsturen", "stuur me door",
+        "kun je me", "kunt u mij", "kan je me", "mailen",
+        "kunt u me", "wil je me", "wilt u mij", "zou je me", "zou u mij",
     ],
     near_cues: &[
         "bevestig", "bevestigen", "kies", "stel", "verplicht", "vereist", "nodig", "selecteer", "kiezen",
@@ -120,6 +124,7 @@ pub(super) const RULES: LangRules = LangRules {
         "begint je", "eindigt uw", "eindigt je", "heeft uw", "heeft je", "letter van", "letters van",
         "teken van", "tekens van", "cijfer van", "cijfers van", "positie #", "posities", "begint", "eindigt",
         "ermee begint",
+        "hoeveel tekens heeft je", "hoeveel tekens heeft uw", "hoeveel cijfers heeft je", "hoeveel cijfers heeft uw",
     ],
     please: &["alsjeblieft", "alstublieft", "aub", "graag"],
     which: &["welke", "welk"],
@@ -133,7 +138,9 @@ pub(super) const RULES: LangRules = LangRules {
     security_question: &[
         "*beveiligingsvraag", "*beveiligingsvragen", "geheime vraag", "controlevraag", "meisjesnaam",
         "eerste huisdier", "eerste school", "beste jeugdvriend", "geboorteplaats",
+        "straat woonde je als kind", "straat waar je opgroeide", "straat waarin je opgroeide",
     ],
+    answer_cues: &["beantwoord", "beantwoorden", "antwoord op"],
     inline_only: &[
         "met alle headers", "inclusief headers", "met headers", "inclusief de headers", "met de sleutels",
         "inclusief sleutels",
@@ -141,6 +148,6 @@ pub(super) const RULES: LangRules = LangRules {
     redactions: &[
         "verwijderd", "weggelaten", "gemaskeerd", "onleesbaar gemaakt", "zwartgemaakt", "weggehaald",
     ],
-    qualifiers: &["digi d", "digid", "mijn overheid"],
+    qualifiers: &["digi d", "digid", "mijn overheid", "inhoud", "inhoud van", "bestand", "volledige", "hele"],
     ..LangRules::EMPTY
 };

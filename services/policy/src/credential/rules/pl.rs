@@ -89,6 +89,7 @@ pub(super) const RULES: LangRules = LangRules {
         "karta miejska", "karta biblioteczna", "karta multisport", "karta do gry", "karty do gry",
         "klucz do mieszkania", "klucze do", "klucz publiczny", "kod statusu", "kodu statusu",
         "kod odpowiedzi", "kodu odpowiedzi", "kod http", "kodu http", "kod stanu", "kodu stanu",
+        "nazwa tokenu", "nazwa klucza", "nazwa token",
     ],
     not_requests: &["wyślemy", "wyślemy ci", "ponownie wyślij"],
     meta_before: &[
@@ -134,6 +135,7 @@ pub(super) const RULES: LangRules = LangRules {
         "sekcji", "fragment", "blok", "zmienne środowiskowe", "zapytanie", "żądanie", "request",
         "wywołanie api",
         "dsn", "dsn do bazy",
+        "docker login", "polecenie docker login", "linijk*",
     ],
     own: &[
         "obecny", "obecne", "obecnym", "obecnego", "aktualne", "aktualny", "aktualnym", "bieżące", "bieżący",
@@ -151,6 +153,7 @@ pub(super) const RULES: LangRules = LangRules {
         "znaki swojego", "literę twojego", "litery twojego", "cyfrę twojego", "cyfry twojego", "pozycje",
         "pozycja #",
         "które z tych słów", "które z tych", "trzecim słowem", "drugim słowem", "pierwszym słowem", "ostatnim słowem", "#. słowem", "słowem twojej", "słowem twojego",
+        "ile znaków ma twoje", "ile znaków ma pana", "ile znaków ma pani", "ile cyfr ma twój",
     ],
     back_cues: &[
         "wklej go", "wklej ją", "wklej je", "wklej tutaj", "wklej tu", "wyślij go", "wyślij ją", "prześlij go",
@@ -178,6 +181,7 @@ pub(super) const RULES: LangRules = LangRules {
         "pierwszym psie", "pierwszym kocie", "nazwisko panieńskie matki", "pierwsze zwierzę",
         "pierwszego zwierzęcia", "pierwsza szkoła", "najlepszy przyjaciel z dzieciństwa", "miejsce urodzenia",
     ],
+    answer_cues: &["odpowiedz na", "odpowiedz", "odpowiedzieć na", "odpowiedz pan", "odpowiedz pani"],
     inline_only: &[
         "z kluczami", "łącznie z kluczami", "razem z kluczami", "z nagłówkami", "ze wszystkimi nagłówkami",
         "łącznie z nagłówkami",
@@ -186,6 +190,6 @@ pub(super) const RULES: LangRules = LangRules {
         "usunięte", "usuniętym", "usuniętą", "usunięty", "zamaskowane", "zamaskowanym", "zamaskowaną",
         "ukryte", "ukrytym", "zakryte", "zakrytym", "wykropkowane",
     ],
-    qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów"],
+    qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów", "zawartość", "zawartość pliku", "plik", "cały", "całą", "całe"],
     ..LangRules::EMPTY
 };

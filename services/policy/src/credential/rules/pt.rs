@@ -67,6 +67,9 @@ pub(super) const RULES: LangRules = LangRules {
             "números do cartão",
         ]),
         (CardSecurityCode, &["3 do verso", "três do verso", "números do verso", "3 números do verso"]),
+        (Password, &["escola onde você estudou", "escola onde você fez", "escola em que você estudou", "nome da sua primeira professora", "nome do seu primeiro professor", "rua onde você cresceu", "cidade onde você nasceu"]),
+        (AccessToken, &["token de upload", "token de registro", "token do runner", "token de publicação do"]),
+        (Password, &["nome da escola onde você estudou", "nome da escola onde você fez", "nome da escola em que você estudou"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["código de confirmação", "código de acesso"]),
@@ -90,8 +93,9 @@ pub(super) const RULES: LangRules = LangRules {
         "chave do produto", "senha de atendimento", "senha do atendimento", "senha da fila",
         "senha para atendimento", "painel de senhas", "senha preferencial", "número da senha", "número senha",
         "senha impressa", "senha chamada",
+        "nome token", "nome do token", "nome da chave", "nome chave", "nome do novo token", "nome da nova chave", "nome de token",
     ],
-    not_requests: &["enviaremos", "vamos enviar", "reenviar", "enviamos para você"],
+    not_requests: &["enviaremos", "vamos enviar", "reenviar", "enviamos para você", "crie uma chave de api", "crie uma nova chave de api", "crie um token", "crie um novo token", "de upload"],
     meta_before: &[
         "gerenciador de", "gestor de", "tamanho da", "tamanho mínimo da", "comprimento da", "política de",
         "políticas de", "requisitos da", "requisitos de", "redefinir sua", "redefinir a", "redefinição de",
@@ -117,6 +121,7 @@ pub(super) const RULES: LangRules = LangRules {
         "faça upload", "entre com", "faça login com", "acesse com", "repassa", "repasse", "me repassa",
         "encaminhe", "encaminha", "me encaminha", "encaminhar",
         "cola", "cola aqui", "manda", "manda aqui", "passa", "me passa",
+        "precisar do", "precisar da", "vou precisar do", "vou precisar da", "vamos precisar do", "vamos precisar da", "pode mandar o", "pode me mandar", "pode me passar",
     ],
     near_cues: &[
         "confirme", "confirmar", "escolha", "defina", "crie", "obrigatória", "obrigatório", "necessária",
@@ -136,6 +141,7 @@ pub(super) const RULES: LangRules = LangRules {
         "string de conexão", "cadeia de conexão", "url de conexão", "url do banco", "url do banco de dados",
         "arquivo de configuração", "comando curl", "configuração", "linha", "variável", "trecho", "bloco",
         "seção", "variáveis de ambiente", "requisição", "request", "chamada da api", "chamada",
+        "string mongodb srv", "string srv",
     ],
     own: &["atual", "existente", "minha", "meu", "você usa", "usa", "utiliza", "você utiliza"],
     own_cues: &[
@@ -149,6 +155,7 @@ pub(super) const RULES: LangRules = LangRules {
         "# palavras", "termina em", "começa por", "acaba em", "caracteres da sua", "caractere da sua",
         "letras da sua", "letra da sua", "dígitos da sua", "posições", "posição #", "caracteres do seu",
         "dígitos do seu",
+        "quantos caracteres tem a sua", "quantos caracteres tem sua", "quantos caracteres tem o seu", "quantos dígitos tem a sua", "quantos dígitos tem o seu",
     ],
     back_cues: &[
         "cole o", "cole a", "cole aqui", "envie o", "envie a", "envie me", "me envie", "mande o", "mande a",
@@ -162,6 +169,8 @@ pub(super) const RULES: LangRules = LangRules {
         "no portal", "no navegador", "no computador", "no momento", "no final", "no início", "no verso",
         "no cartão", "no login", "no cadastro", "no whatsapp", "no sms", "no aplicativo do", "no teclado",
         "no ambiente", "no servidor", "no arquivo", "no github", "no slack",
+        "no pypi", "no npm", "no gitlab", "no docker", "no docker hub", "no pacote", "no projeto", "no repositório", "no repo", "no ci", "no pipeline", "no jenkins", "no azure", "no heroku", "no vercel", "no console", "no dashboard", "no jira", "no stripe", "no google", "no aws", "no registro", "no terminal", "no script", "no deploy", "no kubernetes", "no cluster", "no bitbucket", "no notion", "no discord", "no telegram", "no chat", "no canal",
+        "no PyPI", "no GitHub", "no GitLab", "no DevOps",
     ],
     possessive: &["sua", "seu", "suas", "seus", "tua", "teu", "tuas", "teus"],
     properties: &[
@@ -175,10 +184,13 @@ pub(super) const RULES: LangRules = LangRules {
     security_question: &[
         "pergunta de segurança", "perguntas de segurança", "pergunta secreta", "perguntas secretas",
         "nome de solteira", "primeiro animal", "primeira escola", "melhor amigo de infância", "cidade natal",
+        "escola onde você estudou", "escola onde você fez", "rua onde você cresceu", "cidade onde você nasceu", "primeira professora", "primeiro professor",
     ],
+    answer_cues: &["responda", "responde", "responder", "responda à", "responde à"],
     inline_only: &[
         "com os cabeçalhos", "com todos os cabeçalhos", "cabeçalhos incluídos", "com as chaves",
         "chaves incluídas", "com os headers",
+        "password incluído", "senha incluída", "com a senha", "senha inclusa", "com os headers incluídos", "headers incluídos",
     ],
     redactions: &[
         "removida", "removido", "ocultada", "ocultado", "mascarada", "mascarado", "apagada", "apagado",
@@ -191,5 +203,6 @@ pub(super) const RULES: LangRules = LangRules {
         "número da senha", "senha impressa", "senha preferencial", "fila de atendimento", "acompanhar a fila",
         "chamar a senha",
     ],
+    qualifiers: &["conteúdo", "conteúdo do", "conteúdo do seu", "conteúdo da", "arquivo", "ficheiro", "completo", "inteiro"],
     ..LangRules::EMPTY
 };

@@ -88,6 +88,7 @@ pub(super) const RULES: LangRules = LangRules {
         "*tangent", "*tangenten", "*tangentbord", "*statuskod", "http 401", "*fästa", "fäst fliken",
         "*id kort", "*idkort", "*lånekort", "*busskort", "*reskort", "*passerkort", "*spårningskod",
         "*kollinummer", "*ordernummer",
+        "tokennamn", "nyckelnamn", "namn på token", "namn på nyckeln",
     ],
     not_requests: &["vi skickar", "vi skickar dig", "skicka igen", "skicka om", "skickar en ny", "tryck enter"],
     meta_before: &[
@@ -148,6 +149,7 @@ pub(super) const RULES: LangRules = LangRules {
         "tecknet i", "siffrorna i", "siffran i", "sista fyra", "sista två", "sista tre", "första två",
         "ingår i din", "ingår i ditt", "inte ingår i",
         "börjar ditt", "börjar din", "slutar ditt", "slutar din", "innehåller ditt", "med en stor bokstav", "med en siffra",
+        "hur många tecken har ditt", "hur många tecken har ert", "hur många siffror har din",
     ],
     please: &["tack", "tusen tack", "snälla", "vänligen"],
     which: &["vilken", "vilket", "vilka"],
@@ -164,6 +166,7 @@ pub(super) const RULES: LangRules = LangRules {
         "kontrollfråga", "kontrollfrågan", "flicknamn", "första husdjur", "första skola", "födelseort",
         "första lärare", "vad hette ditt första", "vad hette din första",
     ],
+    answer_cues: &["besvara", "svara på", "svara"],
     inline_only: &[
         "med alla headers", "inklusive headers", "med headers", "med lösenordet", "inklusive lösenordet",
         "med nycklarna", "inklusive nycklarna", "lösenord och allt",

@@ -74,6 +74,7 @@ pub(super) const RULES: LangRules = LangRules {
         "pinle*", "sabitle*", "şifreli*", "una parola", "la parola", "parola chiave", "parola del",
         "parola in", "ogni parola", "nuova parola", "parola da", "questa parola", "şifreleme*", "şifrelen*",
         "şifreleyin", "şifreledi*", "şifrelemek", "şifresiz", "parolasız",
+        "token adı", "anahtar adı", "token ismi", "anahtar ismi",
     ],
     not_requests: &["göndereceğiz", "tekrar gönder*", "haber verin", "bana haber verin", "haber ver"],
     meta_before: &["minimum", "maksimum", "en az", "en fazla", "kaç", "unuttum"],
@@ -136,6 +137,7 @@ pub(super) const RULES: LangRules = LangRules {
         "karakterden fazla mı", "karakterden kısa mı", "en az", "en fazla", "karakter mi", "karakterli mi",
         "haneli mi", "karakterden fazla mi", "aynı mı", "ile aynı", "doğum yıl*", "doğum tarih*",
         "doğum gün*", "telefon numara*",
+        "kaç karakter", "kaç haneli", "kaç hane",
     ],
     copulas: &["mi", "mı", "mu", "mü", "midir", "mıdır", "mudur", "müdür"],
     whether: &["mi", "mı", "mu", "mü", "olup olmadığını"],
@@ -144,15 +146,18 @@ pub(super) const RULES: LangRules = LangRules {
         "çocukluk arkadaş*", "doğduğunuz şehir*",
         "güvenlik sorusu", "güvenlik sorunuz", "ilk öğretmeninizin", "ilk öğretmen", "ilk evcil hayvan",
     ],
+    answer_cues: &["cevapla*", "yanıtla*", "cevap ver*", "yanıt ver*"],
     inline_only: &[
         "şifresiyle birlikte", "şifre dahil", "parolasıyla birlikte", "başlıklarıyla birlikte",
         "başlıklar dahil", "header dahil", "headerlar dahil", "tüm başlıklar*", "anahtarlarıyla birlikte",
         "anahtarlar dahil", "başlığıyla birlikte", "başlığı dahil", "başlıklarıyla", "header ile",
         "satırı dahil", "satırıyla birlikte", "parolası dahil", "şifresi dahil",
+        "header larıyla", "header larıyla beraber", "header larıyla birlikte", "headerlarıyla", "başlıklarıyla beraber", "authorization satırı", "authorization başlığı", "header larını da",
     ],
     redactions: &[
         "kaldırılmış", "kaldırarak", "gizlenmiş", "gizleyerek", "maskelenmiş", "maskeleyerek", "silinmiş",
         "silerek", "çıkarılmış", "çıkararak", "sansürlenmiş",
     ],
+    qualifiers: &["içeriğini", "içeriği", "dosyasının", "dosyası", "tamamını", "tüm"],
     ..LangRules::EMPTY
 };

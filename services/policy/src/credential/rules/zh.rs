@@ -38,6 +38,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (AccessToken, &["authorization 头", "authorization 请求头", "授权头", "认证头", "authorization 标头"]),
         (CardNumber, &["16位卡号", "卡号16位", "卡面上的16位"]),
+        (Password, &["小学班主任", "班主任的名字", "第一位老师", "小学的名称", "母亲的名字", "父亲的名字", "出生的城市", "第一只宠物的名字"]),
     ],
     conditional: &[
         (CardSecurityCode, Sense::CardOrOtp, &["安全码", "安全碼"]),
@@ -102,7 +103,9 @@ pub(super) const RULES: LangRules = LangRules {
     security_question: &[
         "密保问题", "密保問題", "安全问题", "安全問題", "密码提示问题", "安全提问", "母亲的姓氏", "母亲的姓名", "娘家姓", "第一个宠物", "第一只宠物", "小学的名字",
         "出生地",
+        "小学班主任", "班主任的名字", "第一位老师", "出生的城市",
     ],
+    answer_cues: &["回答", "请回答", "作答", "回答一下", "回答以下"],
     inline_only: &["连同请求头", "包括请求头", "带上请求头", "完整的请求头", "含请求头", "请求头一起"],
     redactions: &["去掉", "去除", "删掉", "删除后", "隐去", "打码", "脱敏", "遮盖", "隐藏后", "抹掉"],
     qualifiers: &[
