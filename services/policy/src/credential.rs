@@ -1035,7 +1035,12 @@ impl CredentialDetector {
                     }
                     _ => None,
                 })
-                .filter(|(o, _)| clause(o.start) == c)
+                .filter(|(o, _)| {
+                    // A parenthesis between a term and a request after it
+                    // stays in the sentence (`把连接串（包括密码）发给我`).
+                    clause(o.start) == c
+                        || (m.end <= o.start && parenthesis_between(text, norm, m.end, o.start))
+                })
                 .map(|(o, reach)| {
                     let (from, to) = if o.end <= m.start { (o.end, m.start) } else { (m.end, o.start) };
                     let mut distance = gap(norm, from, to);
@@ -1771,6 +1776,19 @@ fn age_after(norm: &Norm, from: u32) -> bool {
     TIME_UNITS.contains(&word) || DENSE_TIME_UNITS.iter().any(|u| unit.starts_with(u))
 }
 
+/// Whether only a parenthesis (and spaces, and one short word) stands between
+/// normalised byte `end` (a token's end) and `start` (a token's start).
+fn parenthesis_between(text: &str, norm: &Norm, end: u32, start: u32) -> bool {
+    let between = text.get(orig_end(text, norm, end)..orig_start(text, norm, start)).unwrap_or("").trim();
+    let Some(inner) = between.strip_prefix(['(', '（']) else { return false };
+    let Some(close) = inner.find([')', '）']) else { return false };
+    // A particle or a word such as `here` may follow (`）を`, `) buraya`).
+    let after = inner[close..].trim_start_matches([')', '）']).trim();
+    !inner[..close].contains(['(', '（', '.', '!', '?', ';', '\n', '。', '！', '？', '；'])
+        && after.chars().count() <= 10
+        && !after.contains(|c: char| c.is_whitespace() || c.is_ascii_punctuation())
+}
+
 /// Whether the security question at normalised bytes `start..end` heads a
 /// question put to the person: it opens its sentence and a colon, then a
 /// question, follow it (`Security question: what was …?`, `密保问题：…？`), or
@@ -1780,11 +1798,126 @@ fn heads_question(text: &str, norm: &Norm, start: u32, end: u32) -> bool {
     let before = text[..a].trim_end();
     let after = text[b..].trim_start();
     if let Some(open) = before.strip_suffix(['(', '（']) {
-        return open.trim_end().ends_with(['?', '？', '؟']);
+        let open = open.trim_end();
+        let start = open[..open.len().saturating_sub(1)]
+            .rfind(['.', '!', '?', '\n', '。', '！', '？', '؟', ':', '：'])
+            .map_or(0, |i| i + 1);
+        return open.ends_with(['?', '？', '؟']) && addresses_person(&open[start..]);
     }
     let opens = before.is_empty() || before.ends_with(['.', '!', '?', '\n', '。', '！', '？', '؟', '।']);
-    let colon = after.strip_prefix(':').or_else(|| after.strip_prefix('：'));
-    opens && colon.is_some_and(|rest| question_after(text, text.len() - rest.len()))
+    let Some(rest) = after.strip_prefix(':').or_else(|| after.strip_prefix('：')) else { return false };
+    let from = text.len() - rest.len();
+    let question =
+        rest.find(['.', '!', '?', ';', '\n', '。', '！', '？', '；', '؟']).map_or(rest, |end| &rest[..end]);
+    opens && question_after(text, from) && addresses_person(question)
+}
+
+/// Second-person words: a question with one is put to the person.
+const SECOND_PERSON: &[&str] = &[
+    "you",
+    "your",
+    "yours",
+    "tu",
+    "tus",
+    "su",
+    "sus",
+    "usted",
+    "te",
+    "ti",
+    "votre",
+    "vos",
+    "ton",
+    "ta",
+    "tes",
+    "vous",
+    "ihr",
+    "ihre",
+    "ihren",
+    "ihrem",
+    "ihrer",
+    "dein",
+    "deine",
+    "deinen",
+    "deinem",
+    "deiner",
+    "du",
+    "sie",
+    "seu",
+    "sua",
+    "seus",
+    "suas",
+    "você",
+    "voce",
+    "teu",
+    "tua",
+    "tuo",
+    "tuoi",
+    "lei",
+    "je",
+    "jouw",
+    "uw",
+    "u",
+    "twój",
+    "twoja",
+    "twoje",
+    "twojego",
+    "twojej",
+    "twoim",
+    "pana",
+    "pani",
+    "ty",
+    "ваш",
+    "ваша",
+    "ваше",
+    "вашего",
+    "вашей",
+    "вашу",
+    "вашим",
+    "твой",
+    "твоя",
+    "твое",
+    "твоё",
+    "твоего",
+    "твоей",
+    "вы",
+    "ты",
+    "вас",
+    "тебя",
+    "आपका",
+    "आपकी",
+    "आपके",
+    "आप",
+    "तुम्हारा",
+    "तुम्हारी",
+    "तुम",
+    "din",
+    "ditt",
+    "dina",
+    "er",
+    "ert",
+    "siz",
+    "sen",
+    "senin",
+    "sizin",
+];
+
+/// Whether a question addresses the person: a second-person word, a
+/// Turkish or Arabic second-person suffix, or Japanese or Korean, which
+/// usually leave the pronoun out.
+fn addresses_person(question: &str) -> bool {
+    let q = question.to_lowercase();
+    if q.contains(['您', '你']) || q.contains("あなた") || q.contains("당신") || q.contains("귀하") {
+        return true;
+    }
+    if q.chars().any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{ac00}'..='\u{d7af}')) {
+        return true;
+    }
+    q.split(|c: char| c.is_whitespace() || c.is_ascii_punctuation() || "¿¡？：،؟«»“”„".contains(c)).any(|w| {
+        SECOND_PERSON.contains(&w)
+            || w.ends_with('ك')
+            || w.ends_with("كم")
+            || ["iniz", "ınız", "unuz", "ünüz"].iter().any(|s| w.contains(s))
+    })
 }
 
 /// Whether a word could be a guess at a secret: 4 to 64 characters with a

@@ -448,7 +448,7 @@ pub(super) const RULES: LangRules = LangRules {
         "name of your first pet", "name of your first school", "name of your primary school",
         "name of your first teacher",
     ],
-    answer_cues: &["answer", "please answer", "respond to", "reply to"],
+    answer_cues: &["answer your", "answer the", "answer this", "answer these", "answer one of", "please answer", "respond to", "reply to"],
     inline_only: &[
         "headers and all", "with headers", "with the headers", "with all headers", "with all the headers",
         "with all its headers", "including headers", "including the headers", "including all headers",

@@ -93,7 +93,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["답해", "답해 주세요", "답변해", "답하세요", "답변하세요", "응답해", "답변해 주세요"],
     inline_only: &["헤더 포함", "헤더까지", "헤더를 포함", "모든 헤더", "값 포함", "비밀번호 포함", "토큰 포함"],
-    redactions: &["빼고", "제외하고", "가리고", "지우고", "마스킹", "삭제하고", "가린"],
+    redactions: &["빼고", "제외하고", "가리고", "지우고", "마스킹", "삭제하고", "가린", "제외", "없이"],
     drops_possessives: true,
     ..LangRules::EMPTY
 };

@@ -157,6 +157,7 @@ pub(super) const RULES: LangRules = LangRules {
     redactions: &[
         "kaldırılmış", "kaldırarak", "gizlenmiş", "gizleyerek", "maskelenmiş", "maskeleyerek", "silinmiş",
         "silerek", "çıkarılmış", "çıkararak", "sansürlenmiş",
+        "hariç", "olmadan",
     ],
     qualifiers: &["içeriğini", "içeriği", "dosyasının", "dosyası", "tamamını", "tüm"],
     ..LangRules::EMPTY
