@@ -140,6 +140,7 @@ pub(super) const RULES: LangRules = LangRules {
             "name of your first teacher", "name of your first employer", "name of your first boss",
             "name of your childhood best friend", "name of the street you grew up on",
         ]),
+        (RecoveryPhrase, &["backup words", "12 backup words", "24 backup words", "backup word list", "recovery word list"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessMap, &["pin"]),
@@ -211,6 +212,7 @@ pub(super) const RULES: LangRules = LangRules {
         "pin pad", "pinpad",
         "ssh key to register", "deploy key fingerprint", "key fingerprint", "key fingerprints", "ssh key fingerprint", "ssh key label", "ssh key name", "ssh key title",
         "name token", "name key",
+        "jira key", "issue key", "jira project key",
     ],
     not_requests: &[
         "send you", "we ll send", "we will send", "will send", "we sent", "we have sent", "we ve sent",
@@ -308,6 +310,7 @@ pub(super) const RULES: LangRules = LangRules {
         "verification", "verify", "2fa", "mfa", "two factor", "2 step", "two step", "log in", "login",
         "sign in", "expires in", "valid for", "steam guard", "guard", "whatsapp", "telegram message",
         "signal message", "card reader", "tan generator",
+        "WhatsApp", "whats app",
     ],
     address: &[
         "address", "delivery", "shipping", "city", "locality", "postal", "post office", "district", "street",
@@ -400,6 +403,7 @@ pub(super) const RULES: LangRules = LangRules {
         "internet banking", "online banking", "mobile banking", "banking",
         "contents of", "content of", "contents of the", "contents of your", "whole", "entire",
         "PyPI", "GitHub", "GitLab", "DevOps", "OpenAI",
+        "WhatsApp", "YouTube", "LinkedIn", "TikTok", "whats app", "you tube", "linked in", "tik tok",
     ],
     qualified: &[
         (ApiKey, &["key", "keys"]),

@@ -108,6 +108,8 @@ pub(super) const RULES: LangRules = LangRules {
         "token de agradecimiento", "clave de la canción", "clave musical", "clave de fa", "clave de do",
         "en clave de", "clave de producto", "clave del producto", "clave de licencia", "clave de activación",
         "nombre clave", "nombre de la clave", "nombre para la clave", "nombre del token", "nombre token", "nombre de la api key", "nombre de clave",
+        "clave del proyecto", "clave de proyecto", "clave de jira", "clave de la incidencia",
+        "clave proyecto",
     ],
     not_requests: &[
         "te enviaremos", "le enviaremos", "te enviamos", "le enviamos", "enviaremos", "hemos enviado",

@@ -122,6 +122,7 @@ pub(super) const RULES: LangRules = LangRules {
         "encaminhe", "encaminha", "me encaminha", "encaminhar",
         "cola", "cola aqui", "manda", "manda aqui", "passa", "me passa",
         "precisar do", "precisar da", "vou precisar do", "vou precisar da", "vamos precisar do", "vamos precisar da", "pode mandar o", "pode me mandar", "pode me passar",
+        "me fala", "me conta", "fala pra mim", "conta pra mim",
     ],
     near_cues: &[
         "confirme", "confirmar", "escolha", "defina", "crie", "obrigatória", "obrigatório", "necessária",
