@@ -62,7 +62,10 @@
 //!   anywhere in the request, a URL template with a password
 //!   (`postgres://user:password@host/db`), a key-value pair whose key names
 //!   a secret (`Password=...;`, `?password=secret`, `secret_access_key =
-//!   ...`) or a header line that carries one (`Authorization: Bearer ...`).
+//!   ...`), a header line that carries one (`Authorization: Bearer ...`),
+//!   an Oracle URL with `user/password@`, or a command line's `--password`
+//!   or `-p` with `-u` (`docker login`; not in a sentence that leaves them
+//!   out: `without the -u and -p values`).
 //!   Files that hold secrets by nature (`.env`, `.npmrc`, `.netrc`, a
 //!   kubeconfig, `~/.aws/credentials`, a keystore, the output of
 //!   `printenv`) are asked for like any credential, unless the request names
@@ -87,7 +90,14 @@
 //!   confirm it), or when the field names a security question and its
 //!   options are candidate answers (`Which street did you grow up on?`); an
 //!   option that states a guess (`My PIN is 1234`) asks by itself. Such
-//!   phrases also ask, a few words either side of the term.
+//!   phrases also ask, a few words either side of the term. A security
+//!   question asks for its answer when a request to answer it stands a few
+//!   words away (`answer your security question`, `ответьте на контрольный
+//!   вопрос`, `보안 질문에 답해 주세요`), or when it heads a question addressed
+//!   to the person in a form with a free-text field (`Security question:
+//!   what was your first car?`, `… als kind? (beveiligingsvraag)`). A number
+//!   field holds the person's own secret when a request asks a property of
+//!   it (`How many characters is your current password?`).
 //! - **Qualified tokens and keys**: services and kinds of token between a
 //!   request and its term do not count toward their distance (`enter your
 //!   npm publish token`, `the production Stripe restricted key`), and a bare
