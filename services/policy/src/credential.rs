@@ -634,10 +634,15 @@ impl CredentialDetector {
         // but confirm it.
         let confirm_only =
             ask.fields.iter().all(|f| matches!(f.kind, FieldKind::Boolean | FieldKind::Choice));
-        // A security question heading a question asks only if the form can
-        // take a free answer.
-        let free_text = ask.fields.iter().any(|f| f.kind == FieldKind::Text);
-        let heads = |x: &Found| x.cue.is_some_and(|(pat, start, _)| pat == x.pat && start == x.start);
+        // A security question heading a question, or a statement that a
+        // credential is needed, asks only if the form can take an answer: a
+        // field that is not a yes/no one (or no field at all, a reply).
+        let free_text = ask.fields.is_empty() || ask.fields.iter().any(|f| f.kind != FieldKind::Boolean);
+        let heads = |x: &Found| {
+            x.cue.is_some_and(|(pat, start, _)| {
+                (pat == x.pat && start == x.start) || matches!(self.pattern(pat).kind, Kind::Need { .. })
+            })
+        };
         for found in firsts(&reading.found, |x| {
             (x.cue.is_some() && (free_text || !heads(x))) || (x.quoted && confirm_only)
         }) {
@@ -758,7 +763,7 @@ impl CredentialDetector {
         // Blockers cancel whatever they overlap; not-requests only cues,
         // not-negations only negations.
         let blocked = |m: &Match| {
-            let cue = matches!(m.kind, Kind::Cue { .. } | Kind::Answer);
+            let cue = matches!(m.kind, Kind::Cue { .. } | Kind::Answer | Kind::Need { .. });
             let negation = matches!(m.kind, Kind::Negation(_));
             near(m).iter().any(|o| {
                 (o.kind == Kind::Blocker
@@ -1023,6 +1028,9 @@ impl CredentialDetector {
                         Some((o, u32::from(rules::CUE_GAP)))
                     }
                     _ if asked_answer => None,
+                    Kind::Need { after } if o.end <= m.start || (after && m.end <= o.start) => {
+                        Some((o, u32::from(rules::CUE_GAP)))
+                    }
                     Kind::Cue { gap: reach, before, after }
                         if (before && o.end <= m.start) || (after && m.end <= o.start) =>
                     {

@@ -88,6 +88,12 @@ pub(crate) enum Kind {
     /// it asks only for a security question next to it ([`Sense::AnswerAsked`]),
     /// a few tokens either side in the same clause, and no other cue does.
     Answer,
+    /// A statement that something is needed (`hace falta el`, `vou precisar
+    /// do`, `нужен`): a request like a [`Kind::Cue`] reaching a few tokens
+    /// (after the term too, with `after`), but in the message only of a form
+    /// that can take the value (a free-text field); `you need a token with
+    /// admin rights` and a yes/no field explain, they do not ask.
+    Need { after: bool },
 }
 
 /// When a term counts.
@@ -230,6 +236,7 @@ fn kind_key(kind: Kind) -> KindKey {
         Kind::Copula => (16, 0, 0),
         Kind::Whether => (17, 0, 0),
         Kind::Answer => (18, 0, 0),
+        Kind::Need { after } => (19, after as u8, 0),
     }
 }
 

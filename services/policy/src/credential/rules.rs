@@ -73,7 +73,10 @@
 //!   `NeedsQuestion` are passwords; a security question is also a term
 //!   whose answer is asked for by `answer_cues` (`answer`, `responda`,
 //!   `ответьте на`) a few tokens either side of it, or when it heads a
-//!   question (`Security question: what was …?`).
+//!   question (`Security question: what was …?`);
+//! - `need_cues`: statements that something is needed (`hace falta el`,
+//!   `нужен`), which ask like cues, in the message only of a form with a
+//!   free-text field.
 //!
 //! Phrases are written as people write them; they are normalised like the
 //! text (case, diacritics, separators, leetspeak), so `contraseña` also
@@ -162,6 +165,9 @@ pub(crate) struct LangRules {
     /// Requests to answer (`answer`, `responda`), which ask for a security
     /// question's answer.
     pub answer_cues: &'static [&'static str],
+    /// Statements that something is needed (`hace falta el`, `нужен`),
+    /// which ask only in a form with a free-text field.
+    pub need_cues: &'static [&'static str],
     /// Words that say a credential is left out, anywhere in its phrase.
     pub redactions: &'static [&'static str],
     /// Phrases that show a queue ticket is discussed.
@@ -207,6 +213,7 @@ impl LangRules {
         whether: &[],
         security_question: &[],
         answer_cues: &[],
+        need_cues: &[],
         redactions: &[],
         queue: &[],
     };
@@ -289,6 +296,7 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         add(lang.security_question, Kind::Context(Context::Question));
         add(lang.security_question, Kind::Term(Category::Password, Sense::AnswerAsked));
         add(lang.answer_cues, Kind::Answer);
+        add(lang.need_cues, Kind::Need { after: lang.cues_follow_terms });
         add(lang.redactions, Kind::Negation(Scope::Both));
         add(lang.queue, Kind::Context(Context::Queue));
         add(lang.own, Kind::Own { cue: false });

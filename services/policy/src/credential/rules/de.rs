@@ -202,6 +202,7 @@ pub(super) const RULES: LangRules = LangRules {
         "besten kindheitsfreundes", "geburtsort",
     ],
     answer_cues: &["beantworten sie", "beantworte", "beantworten", "antworten sie auf", "antworte auf"],
+    need_cues: &[],
     inline_only: &[
         "inklusive aller header", "inklusive header", "mit allen headern", "mit headern", "mit header",
         "samt header", "mitsamt header", "header inklusive", "mit den schlüsseln", "inklusive schlüssel",

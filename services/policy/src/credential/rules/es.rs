@@ -151,7 +151,7 @@ pub(super) const RULES: LangRules = LangRules {
         "copia y pega", "copia y pégalo", "pégame", "pégalo aquí", "pégamelo", "reenvía", "reenvíame",
         "reenvíanos", "reenvíe", "reenviar",
         "cómo se llamaba", "como se llamaba", "cuál era", "cual era", "cómo se llama", "como se llama",
-        "hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar",
+        "voy a necesitar",
     ],
     near_cues: &[
         "confirme", "confirma", "confirmar", "verifique", "verifica", "elija", "elige", "establece",
@@ -227,5 +227,6 @@ pub(super) const RULES: LangRules = LangRules {
         "censurada", "enmascarada", "ocultando", "ocultada", "ocultado",
     ],
     qualifiers: &["contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
+    need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     ..LangRules::EMPTY
 };

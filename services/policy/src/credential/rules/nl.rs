@@ -70,7 +70,7 @@ pub(super) const RULES: LangRules = LangRules {
         "openbare sleutel", "publieke sleutel", "vastzetten", "*pincode van het adres",
         "naam token", "naam van de token", "naam van de sleutel", "sleutelnaam", "tokennaam",
     ],
-    not_requests: &["we sturen je", "we sturen u", "opnieuw versturen"],
+    not_requests: &["we sturen je", "we sturen u", "opnieuw versturen", "laten weten wanneer", "laten weten of", "laten weten hoe", "laten weten welke", "laten weten hoeveel", "kun je me laten weten", "kunt u mij laten weten", "kan je me laten weten", "wil je me laten weten", "kunt u me laten weten"],
     meta_before: &[
         "lengte van het", "minimale lengte", "minimale lengte van het", "beleid voor", "aantal",
         "maximum aantal", "vergeten", "naam van de", "beschrijving van de", "wijzig uw", "wijzig je",

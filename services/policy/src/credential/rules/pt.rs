@@ -121,7 +121,7 @@ pub(super) const RULES: LangRules = LangRules {
         "faça upload", "entre com", "faça login com", "acesse com", "repassa", "repasse", "me repassa",
         "encaminhe", "encaminha", "me encaminha", "encaminhar",
         "cola", "cola aqui", "manda", "manda aqui", "passa", "me passa",
-        "precisar do", "precisar da", "vou precisar do", "vou precisar da", "vamos precisar do", "vamos precisar da", "pode mandar o", "pode me mandar", "pode me passar",
+        "pode mandar o", "pode me mandar", "pode me passar",
         "me fala", "me conta", "fala pra mim", "conta pra mim",
     ],
     near_cues: &[
@@ -205,5 +205,6 @@ pub(super) const RULES: LangRules = LangRules {
         "chamar a senha",
     ],
     qualifiers: &["conteúdo", "conteúdo do", "conteúdo do seu", "conteúdo da", "arquivo", "ficheiro", "completo", "inteiro"],
+    need_cues: &["precisar do", "precisar da", "vou precisar do", "vou precisar da", "vamos precisar do", "vamos precisar da"],
     ..LangRules::EMPTY
 };
