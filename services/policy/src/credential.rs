@@ -449,6 +449,8 @@ struct Evidence {
     question: bool,
     /// A queue ticket is discussed.
     queue: bool,
+    /// Taxes or an invoice are discussed.
+    tax: bool,
     /// A `pin code` of an address form is named (India's postal code): a
     /// bare `pin` in the same request is that too.
     place_pin: bool,
@@ -797,6 +799,7 @@ impl CredentialDetector {
                 Kind::Context(Context::Map) => evidence.map = true,
                 Kind::Context(Context::Question) => evidence.question = true,
                 Kind::Context(Context::Queue) => evidence.queue = true,
+                Kind::Context(Context::Tax) => evidence.tax = true,
                 Kind::Term(c, Sense::Plain) => match c {
                     Category::CardNumber | Category::CardSecurityCode | Category::CardExpiry => {
                         evidence.card = true
@@ -1517,6 +1520,7 @@ impl CredentialDetector {
                 Sense::NeedsInline if evidence.inline => p.category,
                 Sense::NeedsQuestion if evidence.question => p.category,
                 Sense::UnlessQueue if !evidence.queue => p.category,
+                Sense::UnlessTax if !evidence.tax => p.category,
                 Sense::AnswerAsked => p.category,
                 _ => continue,
             };

@@ -133,6 +133,9 @@ pub(crate) enum Sense {
     /// next to it carries a credential (`headers and all`, `keys
     /// included`, `rclone`, whose configs hold keys by nature).
     InlineOnly,
+    /// Not if the request is about taxes or an invoice (Polish `NIP`, a tax
+    /// number, is a PIN in Mexican Spanish).
+    UnlessTax,
     /// A security question (`security question`, `pergunta de segurança`,
     /// `密保问题`): its answer, a password, is asked for only by a request to
     /// answer it (`answer your security question`, `ответьте на контрольный
@@ -166,6 +169,8 @@ pub(crate) enum Context {
     /// A queue ticket is being talked about (Portuguese `senha de
     /// atendimento`, `totem`, `guichê`).
     Queue,
+    /// Taxes or an invoice are being talked about (Polish `faktura`, `REGON`).
+    Tax,
 }
 
 /// One rule phrase, normalised.

@@ -172,6 +172,8 @@ pub(crate) struct LangRules {
     pub redactions: &'static [&'static str],
     /// Phrases that show a queue ticket is discussed.
     pub queue: &'static [&'static str],
+    /// Phrases that show taxes or an invoice are discussed.
+    pub tax: &'static [&'static str],
 }
 
 impl LangRules {
@@ -216,6 +218,7 @@ impl LangRules {
         need_cues: &[],
         redactions: &[],
         queue: &[],
+        tax: &[],
     };
 }
 
@@ -299,6 +302,7 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         add(lang.need_cues, Kind::Need { after: lang.cues_follow_terms });
         add(lang.redactions, Kind::Negation(Scope::Both));
         add(lang.queue, Kind::Context(Context::Queue));
+        add(lang.tax, Kind::Context(Context::Tax));
         add(lang.own, Kind::Own { cue: false });
         for spec in lang.own_cues {
             if spec.contains('#') {

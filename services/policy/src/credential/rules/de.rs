@@ -213,5 +213,6 @@ pub(super) const RULES: LangRules = LangRules {
         "ausgeixt",
     ],
     queue: &[],
+    tax: &[],
     drops_possessives: false,
 };

@@ -469,5 +469,6 @@ pub(super) const RULES: LangRules = LangRules {
         "in your password manager", "into your password manager", "in your vault", "into your vault",
     ],
     queue: &[],
+    tax: &[],
     drops_possessives: false,
 };

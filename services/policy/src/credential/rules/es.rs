@@ -51,7 +51,7 @@ pub(super) const RULES: LangRules = LangRules {
             "código de respaldo", "códigos de seguridad", "tarjeta de coordenadas", "coordenada de tu tarjeta",
             "coordenadas de tu tarjeta", "coordenada de la tarjeta", "coordenada",
         ]),
-        (Pin, &["número pin", "código pin", "clave pin", "nip", "clave del cajero", "pin de la tarjeta"]),
+        (Pin, &["número pin", "código pin", "clave pin", "clave del cajero", "pin de la tarjeta"]),
         (CardNumber, &[
             "número de tarjeta", "número de la tarjeta", "tarjeta de crédito", "tarjeta de débito",
             "datos de la tarjeta", "datos de tu tarjeta", "datos de su tarjeta", "tarjeta bancaria",
@@ -81,6 +81,7 @@ pub(super) const RULES: LangRules = LangRules {
         (AccessToken, &["token de registro", "token de runner", "token de subida", "token de carga"]),
     ],
     conditional: &[
+        (Pin, Sense::UnlessTax, &["nip"]),
         (OneTimeCode, Sense::NeedsOtp, &["6 dígitos", "8 dígitos", "seis dígitos", "ocho dígitos", "4 dígitos"]),
         (OneTimeCode, Sense::NeedsOtp, &["código", "código de confirmación", "código de acceso"]),
         (CardSecurityCode, Sense::CardOrOtp, &["código de seguridad"]),

@@ -191,5 +191,6 @@ pub(super) const RULES: LangRules = LangRules {
         "ukryte", "ukrytym", "zakryte", "zakrytym", "wykropkowane",
     ],
     qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów", "zawartość", "zawartość pliku", "plik", "cały", "całą", "całe"],
+    tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],
     ..LangRules::EMPTY
 };
