@@ -141,6 +141,7 @@ pub(super) const RULES: LangRules = LangRules {
             "name of your childhood best friend", "name of the street you grew up on",
         ]),
         (RecoveryPhrase, &["backup words", "12 backup words", "24 backup words", "backup word list", "recovery word list"]),
+        (AccessToken, &["config view raw", "kubectl config view raw", "config view flatten raw"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessMap, &["pin"]),
@@ -362,6 +363,7 @@ pub(super) const RULES: LangRules = LangRules {
         "which of the following", "which of these words", "part of your", "not part of your", "is not in your", "isn t in your", "which word is not", "which word isn t",
         "year in", "years in", "number in", "numbers in", "digits in",
         "how many characters is your", "how many characters long is your", "how many characters does your", "how many digits does your", "how many digits is your", "how many letters does your", "how long is your",
+        "closest to your", "most like your", "nearest to your", "most similar to your", "similar to your", "resembles your",
     ],
     qualifiers: &[
         "npm", "pypi", "git lab", "git hub", "slack", "stripe", "azure", "aws", "gcp", "google", "cloud",
@@ -417,7 +419,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     dotfiles: &[
         "env", "env local", "env production", "env prod", "env development", "envrc", "dockercfg",
-        "git credentials", "pgpass", "netrc", "npmrc", "pypirc", "s3cfg", "boto", "aws",
+        "git credentials", "pgpass", "netrc", "npmrc", "pypirc", "s3cfg", "boto", "aws credentials",
     ],
     please: &["please", "pls", "plz"],
     which: &["which", "which one of the"],
