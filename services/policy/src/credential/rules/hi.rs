@@ -77,6 +77,7 @@ pub(super) const RULES: LangRules = LangRules {
         "मैनेजर", "नीति", "की लंबाई", "लंबाई", "रीसेट", "भूल", "बदलें", "बदलना", "सीमा", "लिमिट", "बजट",
         "संख्या", "प्रकार", "नाम", "मजबूती", "आवश्यकताएं", "नियम", "को किन", "के लिए किन", "को एक शीर्षक",
         "को नाम", "को एक नाम", "वैध", "मान्य", "आईडी",
+        "kaise", "कैसे", "kaise banate", "कैसे बनाते", "कैसे बनाएं",
     ],
     cues: &[
         "दर्ज करें", "दर्ज कीजिए", "दर्ज करो", "डालें", "डालिए", "डालो", "लिखें", "लिखिए", "बताएं", "बताइए",
@@ -87,6 +88,7 @@ pub(super) const RULES: LangRules = LangRules {
         "daaliye", "daalein", "dijiye", "de do", "likho", "likhiye", "share karo", "enter karo",
         "enter karein", "type karo", "से लॉगिन करें", "से लॉग इन करें", "से साइन इन करें", "फॉरवर्ड करें",
         "फॉरवर्ड कीजिए", "फ़ॉरवर्ड करें",
+        "bhej do", "bhej dijiye", "bhejna", "send karo", "send kar do", "paste karo", "paste kar do", "de dena", "bata do", "batana",
     ],
     near_cues: &["चुनें", "पुष्टि करें", "आवश्यक", "जरूरी", "सेट करें", "बनाएं"],
     negations: &[

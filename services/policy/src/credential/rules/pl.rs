@@ -116,6 +116,7 @@ pub(super) const RULES: LangRules = LangRules {
         "zaloguj się przy użyciu", "zaloguj się podając", "potrzebuję twojego", "potrzebuję twojej",
         "potrzebuję pana", "potrzebuję pani",
         "przekaż mi", "podeślij",
+        "wrzuć", "wrzuć tu", "wrzuć mi", "podrzuć", "podrzuć mi", "skopiuj mi",
     ],
     near_cues: &["potwierdź", "wybierz", "ustaw", "utwórz", "wymagane", "wymagany", "zaznacz", "wskaż"],
     negations: &["nie", "nigdy", "bez", "nikomu", "nikt"],
@@ -189,6 +190,7 @@ pub(super) const RULES: LangRules = LangRules {
     redactions: &[
         "usunięte", "usuniętym", "usuniętą", "usunięty", "zamaskowane", "zamaskowanym", "zamaskowaną",
         "ukryte", "ukrytym", "zakryte", "zakrytym", "wykropkowane",
+        "do vaulta", "do vault", "do sejfu", "do menedżera haseł", "do keepassa", "do 1password",
     ],
     qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów", "zawartość", "zawartość pliku", "plik", "cały", "całą", "całe"],
     tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],

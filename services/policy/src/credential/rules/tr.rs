@@ -58,6 +58,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (AccessToken, &["authorization başlığ*", "yetkilendirme başlığ*", "authorization header*"]),
         (CardNumber, &["kartın üzerindeki 16 hane*", "16 haneli kart numara*", "kartınızdaki 16 hane*"]),
+        (AccessToken, &["erişim token*"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodunu", "kodunuzu", "kodu girin"]),
@@ -85,6 +86,7 @@ pub(super) const RULES: LangRules = LangRules {
         "ismi", "etiket*", "kaydet*", "hatırla*", "oluşturucu*", "bir ad", "ad verin", "silin", "iptal",
         "oluşturun", "oluşturup", "oluşturduktan", "bir başlık", "bir isim", "geçerli mi", "hâlâ geçerli",
         "geçerliliği", "kimliği", "id si", "idsi",
+        "nasıl", "nasıl oluşturulur", "nasıl alınır",
     ],
     cues: &[
         "girin", "giriniz", "girmeniz", "girmelisiniz", "gir", "yazın", "yazınız", "yaz", "yapıştırın",
@@ -94,6 +96,7 @@ pub(super) const RULES: LangRules = LangRules {
         "gönderir misiniz", "verir misiniz", "söyler misiniz", "kopyala", "kopyalayın", "kopyalayıp",
         "yapıştırır mısın", "yapıştırır mısınız", "gönderir misin", "paylaşır mısın", "paylaşır mısınız",
         "yazar mısın", "yazar mısınız", "verir misin", "söyler misin", "iletir misin", "iletir misiniz",
+        "atar mısın", "atar mısınız", "atabilir misin", "atabilir misiniz", "yollar mısın", "yollasana", "atsana", "gönderebilir misin",
     ],
     near_cues: &["onaylayın", "seçin", "belirleyin", "gerekli", "zorunlu", "seçiniz", "seç", "işaretleyin"],
     negations: &[
