@@ -71,6 +71,7 @@ pub(super) const RULES: LangRules = LangRules {
             "16 ziffern auf der vorderseite", "nummer vorne auf ihrer karte",
         ]),
         (CardSecurityCode, &["3 ziffern auf der rückseite", "drei ziffern auf der rückseite"]),
+        (Password, &["ihr erstes auto", "dein erstes auto", "ihres ersten autos", "ihr erster chef", "ihre erste lehrerin", "ihr erster lehrer", "deine erste lehrerin", "kindheitsspitzname", "spitzname in der kindheit"]),
     ],
     conditional: &[
         (CardSecurityCode, Sense::CardOrOtp, &["*sicherheitscode"]),

@@ -142,6 +142,8 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (RecoveryPhrase, &["backup words", "12 backup words", "24 backup words", "backup word list", "recovery word list"]),
         (AccessToken, &["config view raw", "kubectl config view raw", "config view flatten raw"]),
+        (Password, &["first street you lived on", "street you lived on as a child", "childhood phone number", "hospital you were born in", "hospital where you were born", "name of your first boss", "your first boss", "maternal grandmother", "your grandmother s maiden name"]),
+        (Password, &["name of the first street you lived on", "name of the hospital you were born in", "name of the hospital where you were born"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessMap, &["pin"]),

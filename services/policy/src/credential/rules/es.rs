@@ -79,6 +79,7 @@ pub(super) const RULES: LangRules = LangRules {
             "3 del reverso", "tres del reverso", "números del reverso", "3 números del reverso",
         ]),
         (AccessToken, &["token de registro", "token de runner", "token de subida", "token de carga"]),
+        (Password, &["tu primer jefe", "su primer jefe", "tu primer coche", "su primer coche", "apodo de la infancia", "apodo de tu infancia", "tu abuela materna"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessTax, &["nip"]),

@@ -66,6 +66,7 @@ pub(super) const RULES: LangRules = LangRules {
             "en tête authorization", "entête authorization", "en tête d autorisation", "header authorization",
         ]),
         (CardNumber, &["16 chiffres de votre carte", "les 16 chiffres", "16 chiffres de la carte"]),
+        (Password, &["votre grand mère maternelle", "prénom de votre grand mère", "votre premier patron", "votre première voiture", "ta première voiture", "surnom d enfance"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["code de confirmation", "code d'accès"]),
@@ -118,6 +119,7 @@ pub(super) const RULES: LangRules = LangRules {
         "téléverser", "importez", "connectez vous avec", "connecte toi avec", "identifiez vous avec",
         "communique moi", "communiquez moi", "transmets moi", "transmettez moi", "indiquez moi", "transférez",
         "transférez moi", "faites suivre", "transfère moi",
+        "quel était", "quelle était", "quel était le", "quelle était la",
     ],
     near_cues: &[
         "confirmez", "confirmer", "vérifiez", "choisissez", "choisir", "définissez", "requis", "obligatoire",

@@ -54,6 +54,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (CardNumber, &["16 cijfers op je kaart", "16 cijfers van je kaart", "de 16 cijfers"]),
         (Password, &["straat woonde je als kind", "straat waar je opgroeide", "straat waarin je opgroeide", "naam van je eerste huisdier", "naam van je eerste school", "meisjesnaam van je moeder", "meisjesnaam van uw moeder"]),
+        (Password, &["je eerste basisschool", "eerste basisschool", "je eerste auto", "je eerste baas", "uw eerste auto"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessPlace, &["*pincode"]),
@@ -92,6 +93,7 @@ pub(super) const RULES: LangRules = LangRules {
         "doorsturen", "stuur me door",
         "kun je me", "kunt u mij", "kan je me", "mailen",
         "kunt u me", "wil je me", "wilt u mij", "zou je me", "zou u mij",
+        "wat was de naam van", "wat was", "hoe heette je",
     ],
     near_cues: &[
         "bevestig", "bevestigen", "kies", "stel", "verplicht", "vereist", "nodig", "selecteer", "kiezen",

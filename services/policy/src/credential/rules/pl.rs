@@ -70,6 +70,7 @@ pub(super) const RULES: LangRules = LangRules {
             "pierwszego psa", "pierwszy kot", "pierwszego kota", "pierwszym psie", "pierwszym kocie",
         ]),
         (CardNumber, &["16 cyfr karty", "16 cyfr z przodu", "16 cyfr twojej karty"]),
+        (Password, &["twój pierwszy nauczyciel", "pierwszy nauczyciel", "pierwsza nauczycielka", "twój pierwszy samochód", "pierwszy samochód", "twój pierwszy szef"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodem"]),

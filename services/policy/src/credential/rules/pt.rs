@@ -70,6 +70,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["escola onde você estudou", "escola onde você fez", "escola em que você estudou", "nome da sua primeira professora", "nome do seu primeiro professor", "rua onde você cresceu", "cidade onde você nasceu"]),
         (AccessToken, &["token de upload", "token de registro", "token do runner", "token de publicação do"]),
         (Password, &["nome da escola onde você estudou", "nome da escola onde você fez", "nome da escola em que você estudou"]),
+        (Password, &["apelido da sua infância", "apelido de infância", "seu primeiro chefe", "seu primeiro carro", "sua primeira professora"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["código de confirmação", "código de acesso"]),
@@ -123,6 +124,7 @@ pub(super) const RULES: LangRules = LangRules {
         "cola", "cola aqui", "manda", "manda aqui", "passa", "me passa",
         "pode mandar o", "pode me mandar", "pode me passar",
         "me fala", "me conta", "fala pra mim", "conta pra mim",
+        "qual era", "qual foi", "qual era o", "qual era a",
     ],
     near_cues: &[
         "confirme", "confirmar", "escolha", "defina", "crie", "obrigatória", "obrigatório", "necessária",

@@ -16,7 +16,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &[
             "şifre*", "parola*", "giriş bilgileri*", "kimlik bilgileri*", "kızlık soyad*", "annenizin kızlık*",
             "güvenlik sorusunun cevab*", "güvenlik cevab*", "gizli cevab*", "ilk evcil hayvan*", "ilk okul*",
-            "çocukluk arkadaş*", "evcil hayvanınızın adı", "evcil hayvanınızın ismi", "evcil hayvanının adı",
+            "çocukluk arkadaş*", "ilk evcil hayvanınızın adı", "ilk evcil hayvanınızın ismi", "ilk evcil hayvanının adı",
         ]),
         (Passphrase, &["parola cümle*", "şifre cümle*", "parola ifade*"]),
         (ApiKey, &[
