@@ -1147,6 +1147,7 @@ impl CredentialDetector {
                     | Category::AccessToken
                     | Category::ClientSecret
                     | Category::PrivateKey
+                    | Category::SessionCookie
                     | Category::Custom
             )
         };

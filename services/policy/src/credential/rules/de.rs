@@ -151,6 +151,7 @@ pub(super) const RULES: LangRules = LangRules {
         "konfigurationsdatei", "konfigurationsausschnitt", "curl befehl", "*curlbefehl", "abschnitt", "zeile",
         "variable", "block", "ausschnitt", "auszug", "umgebungsvariablen", "anfrage", "request", "api aufruf",
         "*anfrage",
+        "har datei", "postman umgebung",
     ],
     own: &[
         "aktuelles", "aktuelle", "aktuellen", "derzeitiges", "derzeitige", "bestehendes", "bestehende",

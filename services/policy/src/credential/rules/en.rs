@@ -243,6 +243,7 @@ pub(super) const RULES: LangRules = LangRules {
         "verify that",
         "name your", "name the", "name this", "give your", "label your",
         "how old is your", "how old is the", "days old",
+        "scrub", "scrub the", "delete the", "strip the", "remove the",
     ],
     statements: &[
         "is", "are", "was", "were", "will", "must", "should", "can", "cannot", "may", "has", "have", "expires",
@@ -339,6 +340,7 @@ pub(super) const RULES: LangRules = LangRules {
         "client properties", "kafka properties", "consumer properties", "producer properties", "properties",
         "docker login", "docker login command", "docker login line", "registry login command", "srv string", "srv uri", "srv url", "srv connection string", "jdbc", "jdbc connection string",
         "mongodb srv",
+        "postman environment", "postman env", "environment export", "har file", "har", "har export", "har archive",
     ],
     own: &[
         "current", "existing", "actual", "my", "present", "correct", "real", "do you use", "you use",
@@ -465,12 +467,14 @@ pub(super) const RULES: LangRules = LangRules {
         "rclone", "s3cmd", "boto config",
         "including authorization", "including the authorization", "including authorization and cookie", "keep every header", "keep all headers", "every header", "connection strings section", "with the connection strings",
         "password stdin", "password flag", "mongodb srv", "authorization line", "authorization included", "authorization too", "authorization as well",
+        "cookies", "with the cookies", "with cookies", "cookies and tokens", "cookies left in", "with the secret values", "secret values included", "with secrets", "secrets included",
     ],
     redactions: &[
         "redacted", "removed", "masked", "stripped", "omitted", "blanked out", "scrubbed", "censored",
         "starred out", "x ed out", "obfuscated", "sanitized", "sanitised", "into your", "to your clipboard",
         "to the clipboard", "somewhere safe", "in a safe place", "to a safe place",
         "in your password manager", "into your password manager", "in your vault", "into your vault",
+        "excluded", "left out", "not included", "taken out",
     ],
     queue: &[],
     tax: &[],

@@ -131,6 +131,7 @@ pub(super) const RULES: LangRules = LangRules {
         "favorito", "favorita", "generador de", "id de la", "id del", "id de", "identificador de la",
         "identificador del", "identificador de",
         "ponle un nombre a", "pon un nombre a", "nombre a tu", "nombre a la", "nombre para tu", "nombre para la",
+        "borra", "borre", "quita", "quite", "elimina", "elimine",
     ],
     statements: &["es", "son", "será", "serán", "debe", "deben", "está", "están", "se guarda", "se guardan"],
     meta_after: &[
@@ -178,6 +179,7 @@ pub(super) const RULES: LangRules = LangRules {
         "línea", "variable", "bloque", "fragmento", "sección", "trozo", "variables de entorno", "petición",
         "solicitud", "request", "llamada a la api",
         "cadena mongodb srv", "cadena srv",
+        "entorno de postman", "archivo har",
     ],
     own: &["actual", "existente", "mi", "usas", "utilizas", "usa", "utiliza", "que usas", "que utilizas"],
     own_cues: &[
@@ -198,6 +200,7 @@ pub(super) const RULES: LangRules = LangRules {
     back_cues: &[
         "pégalo", "pégala", "pégalos", "pégalas", "envíalo", "envíala", "envíamelo", "envíamela", "compártelo",
         "compártela", "escríbelo", "escríbela", "dímelo", "pásamelo", "pásamela", "cópialo aquí", "pega aquí",
+        "súbelo", "súbela", "súbelo aquí", "adjúntalo", "adjúntala", "adjúntalo aquí",
     ],
     please: &["por favor", "porfa"],
     which: &["qué", "cuál"],
@@ -223,6 +226,7 @@ pub(super) const RULES: LangRules = LangRules {
         "con cabeceras", "cabeceras incluidas", "encabezados incluidos", "con las claves", "con las llaves",
         "claves incluidas",
         "con los headers incluidos", "headers incluidos", "con los headers", "con todos los headers", "con las cabeceras incluidas", "el de authorization", "authorization también", "con la cabecera authorization", "con el header authorization",
+        "con las cookies", "con los valores secretos", "con los secretos",
     ],
     redactions: &[
         "eliminada", "eliminado", "quitada", "quitado", "borrada", "borrado", "tachada", "tachado",

@@ -100,6 +100,7 @@ pub(super) const RULES: LangRules = LangRules {
         "expiration du", "enregistrer le", "mémoriser", "afficher le", "masquer le", "générateur de",
         "récupérer votre", "perdu votre", "quel nom", "quel nom donner au", "quel nom donner à",
         "nom à donner au", "nom à donner à", "identifiant de la", "identifiant du", "id de la", "id du",
+        "supprime", "supprimez", "retire", "retirez", "efface", "effacez",
     ],
     statements: &["est", "sont", "sera", "seront", "doit", "doivent"],
     meta_after: &[
@@ -141,6 +142,7 @@ pub(super) const RULES: LangRules = LangRules {
         "requête http", "appel api",
         "url jdbc", "chaîne jdbc", "chaîne de connexion jdbc", "url de connexion jdbc",
         "chaîne mongodb srv", "chaîne srv",
+        "fichier har", "environnement postman",
     ],
     own: &[
         "actuel", "actuelle", "existant", "existante", "mon", "ma", "utilisez", "utilises", "vous utilisez",
@@ -189,6 +191,7 @@ pub(super) const RULES: LangRules = LangRules {
         "avec les en têtes", "avec tous les en têtes", "en têtes compris", "avec les headers",
         "avec tous les headers", "avec les clés", "clés comprises",
         "avec l identifiant et le mot de passe", "avec le mot de passe", "mot de passe compris", "mot de passe inclus",
+        "avec les cookies", "avec les secrets",
     ],
     redactions: &[
         "masqué", "masquée", "masqués", "supprimé", "supprimée", "retiré", "retirée", "caviardé", "caviardée",

@@ -145,6 +145,7 @@ pub(super) const RULES: LangRules = LangRules {
         "arquivo de configuração", "comando curl", "configuração", "linha", "variável", "trecho", "bloco",
         "seção", "variáveis de ambiente", "requisição", "request", "chamada da api", "chamada",
         "string mongodb srv", "string srv",
+        "arquivo har", "ambiente do postman",
     ],
     own: &["atual", "existente", "minha", "meu", "você usa", "usa", "utiliza", "você utiliza"],
     own_cues: &[
@@ -194,6 +195,7 @@ pub(super) const RULES: LangRules = LangRules {
         "com os cabeçalhos", "com todos os cabeçalhos", "cabeçalhos incluídos", "com as chaves",
         "chaves incluídas", "com os headers",
         "password incluído", "senha incluída", "com a senha", "senha inclusa", "com os headers incluídos", "headers incluídos",
+        "com os cookies", "com o cabeçalho cookie", "com os segredos",
     ],
     redactions: &[
         "removida", "removido", "ocultada", "ocultado", "mascarada", "mascarado", "apagada", "apagado",
