@@ -92,6 +92,7 @@ pub(super) const RULES: LangRules = LangRules {
         "*strichcode", "*barcode", "qr code", "*qrcode", "*promocode", "*einladungscode", "*buchungscode",
         "*sendungscode", "*dresscode", "pin anheften", "anheften",
         "name des tokens", "name des schlüssels", "schlüsselname", "tokenname",
+        "öffentlichen token", "öffentliches token", "öffentlicher token", "öffentliche token",
     ],
     not_requests: &[
         "wir senden ihnen", "wir schicken ihnen", "senden wir ihnen", "erneut senden", "sagen sie mir bescheid",
@@ -105,6 +106,7 @@ pub(super) const RULES: LangRules = LangRules {
         "bezeichnung des", "beschreibung des", "rotieren", "widerrufen", "löschen", "speichern", "ablauf des",
         "erstellen sie", "erstelle", "generieren sie", "generiere", "id des", "id der", "kennung des",
         "kennung der",
+        "öffentlichen", "öffentliche", "öffentliches", "öffentlicher",
     ],
     statements: &["ist", "sind", "wird", "werden", "muss", "müssen", "darf", "dürfen"],
     meta_after: &[

@@ -144,6 +144,7 @@ pub(super) const RULES: LangRules = LangRules {
         (AccessToken, &["config view raw", "kubectl config view raw", "config view flatten raw"]),
         (Password, &["first street you lived on", "street you lived on as a child", "childhood phone number", "hospital you were born in", "hospital where you were born", "name of your first boss", "your first boss", "maternal grandmother", "your grandmother s maiden name"]),
         (Password, &["name of the first street you lived on", "name of the hospital you were born in", "name of the hospital where you were born"]),
+        (ApiKey, &["service role key", "ingest key", "service role secret"]),
     ],
     conditional: &[
         (Pin, Sense::UnlessMap, &["pin"]),
@@ -216,6 +217,7 @@ pub(super) const RULES: LangRules = LangRules {
         "ssh key to register", "deploy key fingerprint", "key fingerprint", "key fingerprints", "ssh key fingerprint", "ssh key label", "ssh key name", "ssh key title",
         "name token", "name key",
         "jira key", "issue key", "jira project key",
+        "public token", "public access token", "mapbox public token",
     ],
     not_requests: &[
         "send you", "we ll send", "we will send", "will send", "we sent", "we have sent", "we ve sent",
@@ -244,6 +246,7 @@ pub(super) const RULES: LangRules = LangRules {
         "name your", "name the", "name this", "give your", "label your",
         "how old is your", "how old is the", "days old",
         "scrub", "scrub the", "delete the", "strip the", "remove the",
+        "public",
     ],
     statements: &[
         "is", "are", "was", "were", "will", "must", "should", "can", "cannot", "may", "has", "have", "expires",
@@ -409,6 +412,7 @@ pub(super) const RULES: LangRules = LangRules {
         "contents of", "content of", "contents of the", "contents of your", "whole", "entire",
         "PyPI", "GitHub", "GitLab", "DevOps", "OpenAI",
         "WhatsApp", "YouTube", "LinkedIn", "TikTok", "whats app", "you tube", "linked in", "tik tok",
+        "service role", "role", "ingest",
     ],
     qualified: &[
         (ApiKey, &["key", "keys"]),

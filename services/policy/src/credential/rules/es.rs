@@ -112,6 +112,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nombre clave", "nombre de la clave", "nombre para la clave", "nombre del token", "nombre token", "nombre de la api key", "nombre de clave",
         "clave del proyecto", "clave de proyecto", "clave de jira", "clave de la incidencia",
         "clave proyecto",
+        "token público", "token publico",
     ],
     not_requests: &[
         "te enviaremos", "le enviaremos", "te enviamos", "le enviamos", "enviaremos", "hemos enviado",
@@ -132,6 +133,7 @@ pub(super) const RULES: LangRules = LangRules {
         "identificador del", "identificador de",
         "ponle un nombre a", "pon un nombre a", "nombre a tu", "nombre a la", "nombre para tu", "nombre para la",
         "borra", "borre", "quita", "quite", "elimina", "elimine",
+        "público", "pública",
     ],
     statements: &["es", "son", "será", "serán", "debe", "deben", "está", "están", "se guarda", "se guardan"],
     meta_after: &[

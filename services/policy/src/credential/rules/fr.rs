@@ -88,6 +88,7 @@ pub(super) const RULES: LangRules = LangRules {
         "carte de la ville", "carte routière", "sur la carte", "jeton de présence", "jetons de présence",
         "jeton de caddie", "clé usb", "clé de licence", "clé de produit", "clé de voûte",
         "nom token", "nom du token", "nom de la clé", "nom cle", "nom du jeton", "nom jeton",
+        "jeton public", "token public",
     ],
     not_requests: &["nous vous enverrons", "vous recevrez", "renvoyer", "créez une clé d api", "créez un jeton", "créez un token", "crée un jeton", "crée un token", "d upload"],
     meta_before: &[

@@ -79,6 +79,7 @@ pub(super) const RULES: LangRules = LangRules {
         "carta geografica", "parola chiave", "parole chiave", "chiave di casa", "chiavetta usb",
         "chiave pubblica", "chiave di licenza", "chiave del prodotto", "chiave di ricerca",
         "nome token", "nome chiave", "nome del token", "nome della chiave",
+        "token pubblico",
     ],
     not_requests: &["ti invieremo", "le invieremo", "invieremo", "reinvia", "abbiamo inviato un", "crea una chiave api", "crea una nuova chiave api", "crea un token", "crea un nuovo token", "di upload", "per upload", "di caricamento"],
     meta_before: &[
@@ -89,6 +90,7 @@ pub(super) const RULES: LangRules = LangRules {
         "revoca la", "revocare", "elimina la", "nome della", "nome del", "descrizione della", "tipo di",
         "quale tipo di", "scadenza della", "sicurezza della", "salvare la", "ricorda", "generatore di",
         "mostra", "id della", "id del", "identificativo della", "identificativo del",
+        "pubblico", "pubblica",
     ],
     statements: &["è", "sono", "sarà", "saranno", "deve", "devono"],
     meta_after: &[

@@ -71,6 +71,7 @@ pub(super) const RULES: LangRules = LangRules {
         (AccessToken, &["token de upload", "token de registro", "token do runner", "token de publicação do"]),
         (Password, &["nome da escola onde você estudou", "nome da escola onde você fez", "nome da escola em que você estudou"]),
         (Password, &["apelido da sua infância", "apelido de infância", "seu primeiro chefe", "seu primeiro carro", "sua primeira professora"]),
+        (ApiKey, &["chave de aplicação", "chave da aplicação", "chave de app", "chave do app"]),
     ],
     conditional: &[
         (OneTimeCode, Sense::NeedsOtp, &["código de confirmação", "código de acesso"]),
@@ -95,6 +96,7 @@ pub(super) const RULES: LangRules = LangRules {
         "senha para atendimento", "painel de senhas", "senha preferencial", "número da senha", "número senha",
         "senha impressa", "senha chamada",
         "nome token", "nome do token", "nome da chave", "nome chave", "nome do novo token", "nome da nova chave", "nome de token",
+        "token público",
     ],
     not_requests: &["enviaremos", "vamos enviar", "reenviar", "enviamos para você", "crie uma chave de api", "crie uma nova chave de api", "crie um token", "crie um novo token", "de upload"],
     meta_before: &[

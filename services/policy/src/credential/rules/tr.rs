@@ -97,6 +97,7 @@ pub(super) const RULES: LangRules = LangRules {
         "yapıştırır mısın", "yapıştırır mısınız", "gönderir misin", "paylaşır mısın", "paylaşır mısınız",
         "yazar mısın", "yazar mısınız", "verir misin", "söyler misin", "iletir misin", "iletir misiniz",
         "atar mısın", "atar mısınız", "atabilir misin", "atabilir misiniz", "yollar mısın", "yollasana", "atsana", "gönderebilir misin",
+        "girer misin", "girer misiniz", "girebilir misin", "girebilir misiniz",
     ],
     near_cues: &["onaylayın", "seçin", "belirleyin", "gerekli", "zorunlu", "seçiniz", "seç", "işaretleyin"],
     negations: &[
