@@ -1010,6 +1010,10 @@ impl CredentialDetector {
                                     && o.end < q.end
                             })
                     }
+                    Kind::Public => {
+                        matches!(category, Category::ApiKey | Category::AccessToken)
+                            && before_within(o, META_BEFORE_GAP)
+                    }
                     Kind::Negation(scope) => {
                         let disjoint = o.end <= m.start || m.end <= o.start;
                         disjoint

@@ -94,6 +94,10 @@ pub(crate) enum Kind {
     /// that can take the value (a free-text field); `you need a token with
     /// admin rights` and a yes/no field explain, they do not ask.
     Need { after: bool },
+    /// A word that, shortly before a key or a token, makes it a public one
+    /// (`the public Mapbox token`, `öffentlichen`); a password or a PIN stays
+    /// a secret (`the public Wi-Fi password`).
+    Public,
 }
 
 /// When a term counts.
@@ -242,6 +246,7 @@ fn kind_key(kind: Kind) -> KindKey {
         Kind::Whether => (17, 0, 0),
         Kind::Answer => (18, 0, 0),
         Kind::Need { after } => (19, after as u8, 0),
+        Kind::Public => (20, 0, 0),
     }
 }
 

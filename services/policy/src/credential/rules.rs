@@ -76,7 +76,9 @@
 //!   question (`Security question: what was …?`);
 //! - `need_cues`: statements that something is needed (`hace falta el`,
 //!   `нужен`), which ask like cues, in the message only of a form with a
-//!   free-text field.
+//!   free-text field;
+//! - `public`: words that, up to two tokens before a key or a token, make it
+//!   a public one (`the public Mapbox token`), not a password or a PIN.
 //!
 //! Phrases are written as people write them; they are normalised like the
 //! text (case, diacritics, separators, leetspeak), so `contraseña` also
@@ -168,6 +170,8 @@ pub(crate) struct LangRules {
     /// Statements that something is needed (`hace falta el`, `нужен`),
     /// which ask only in a form with a free-text field.
     pub need_cues: &'static [&'static str],
+    /// Words that make a key or a token a public one (`public`).
+    pub public: &'static [&'static str],
     /// Words that say a credential is left out, anywhere in its phrase.
     pub redactions: &'static [&'static str],
     /// Phrases that show a queue ticket is discussed.
@@ -216,6 +220,7 @@ impl LangRules {
         security_question: &[],
         answer_cues: &[],
         need_cues: &[],
+        public: &[],
         redactions: &[],
         queue: &[],
         tax: &[],
@@ -300,6 +305,7 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         add(lang.security_question, Kind::Term(Category::Password, Sense::AnswerAsked));
         add(lang.answer_cues, Kind::Answer);
         add(lang.need_cues, Kind::Need { after: lang.cues_follow_terms });
+        add(lang.public, Kind::Public);
         add(lang.redactions, Kind::Negation(Scope::Both));
         add(lang.queue, Kind::Context(Context::Queue));
         add(lang.tax, Kind::Context(Context::Tax));

@@ -106,7 +106,6 @@ pub(super) const RULES: LangRules = LangRules {
         "bezeichnung des", "beschreibung des", "rotieren", "widerrufen", "löschen", "speichern", "ablauf des",
         "erstellen sie", "erstelle", "generieren sie", "generiere", "id des", "id der", "kennung des",
         "kennung der",
-        "öffentlichen", "öffentliche", "öffentliches", "öffentlicher",
     ],
     statements: &["ist", "sind", "wird", "werden", "muss", "müssen", "darf", "dürfen"],
     meta_after: &[
@@ -206,6 +205,7 @@ pub(super) const RULES: LangRules = LangRules {
         "besten kindheitsfreundes", "geburtsort",
     ],
     answer_cues: &["beantworten sie", "beantworte", "beantworten", "antworten sie auf", "antworte auf"],
+    public: &["öffentlichen", "öffentliche", "öffentliches", "öffentlicher"],
     need_cues: &[],
     inline_only: &[
         "inklusive aller header", "inklusive header", "mit allen headern", "mit headern", "mit header",

@@ -246,7 +246,6 @@ pub(super) const RULES: LangRules = LangRules {
         "name your", "name the", "name this", "give your", "label your",
         "how old is your", "how old is the", "days old",
         "scrub", "scrub the", "delete the", "strip the", "remove the",
-        "public",
     ],
     statements: &[
         "is", "are", "was", "were", "will", "must", "should", "can", "cannot", "may", "has", "have", "expires",
@@ -462,6 +461,7 @@ pub(super) const RULES: LangRules = LangRules {
         "name of your first teacher",
     ],
     answer_cues: &["answer your", "answer the", "answer this", "answer these", "answer one of", "please answer", "respond to", "reply to"],
+    public: &["public"],
     need_cues: &["need your", "need a", "needs a", "i need", "we need", "needs your", "need the", "require your", "requires your", "need ur"],
     inline_only: &[
         "headers and all", "with headers", "with the headers", "with all headers", "with all the headers",

@@ -133,7 +133,6 @@ pub(super) const RULES: LangRules = LangRules {
         "identificador del", "identificador de",
         "ponle un nombre a", "pon un nombre a", "nombre a tu", "nombre a la", "nombre para tu", "nombre para la",
         "borra", "borre", "quita", "quite", "elimina", "elimine",
-        "público", "pública",
     ],
     statements: &["es", "son", "será", "serán", "debe", "deben", "está", "están", "se guarda", "se guardan"],
     meta_after: &[
@@ -236,5 +235,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
+    public: &["público", "pública"],
     ..LangRules::EMPTY
 };

@@ -90,7 +90,6 @@ pub(super) const RULES: LangRules = LangRules {
         "revoca la", "revocare", "elimina la", "nome della", "nome del", "descrizione della", "tipo di",
         "quale tipo di", "scadenza della", "sicurezza della", "salvare la", "ricorda", "generatore di",
         "mostra", "id della", "id del", "identificativo della", "identificativo del",
-        "pubblico", "pubblica",
     ],
     statements: &["è", "sono", "sarà", "saranno", "deve", "devono"],
     meta_after: &[
@@ -171,5 +170,6 @@ pub(super) const RULES: LangRules = LangRules {
         "omessa", "omesso", "offuscata", "offuscato",
     ],
     qualifiers: &["contenuto", "contenuto del", "intero", "completo"],
+    public: &["pubblico", "pubblica"],
     ..LangRules::EMPTY
 };
