@@ -451,6 +451,9 @@ struct Evidence {
     queue: bool,
     /// Taxes or an invoice are discussed.
     tax: bool,
+    /// A field in which an ambiguous word is no credential is discussed
+    /// (qualifications, music).
+    other_sense: bool,
     /// A `pin code` of an address form is named (India's postal code): a
     /// bare `pin` in the same request is that too.
     place_pin: bool,
@@ -800,6 +803,7 @@ impl CredentialDetector {
                 Kind::Context(Context::Question) => evidence.question = true,
                 Kind::Context(Context::Queue) => evidence.queue = true,
                 Kind::Context(Context::Tax) => evidence.tax = true,
+                Kind::Context(Context::OtherSense) => evidence.other_sense = true,
                 Kind::Term(c, Sense::Plain) => match c {
                     Category::CardNumber | Category::CardSecurityCode | Category::CardExpiry => {
                         evidence.card = true
@@ -1166,8 +1170,10 @@ impl CredentialDetector {
             evidence.inline = reading.found.iter().any(|x| {
                 // In the same clause, or in the one right after it.
                 let next = x.start > carrier.end && clause(x.start) == carrier_clause + 1;
-                matches!(x.sense, Sense::Plain | Sense::InlineOnly | Sense::UnlessQueue)
-                    && secret(x.category)
+                matches!(
+                    x.sense,
+                    Sense::Plain | Sense::InlineOnly | Sense::UnlessQueue | Sense::UnlessOtherField
+                ) && secret(x.category)
                     && (clause(x.start) == carrier_clause || next)
                     && (if x.end <= carrier.start {
                         gap(norm, x.end, carrier.start).saturating_sub(skipped(around, x.end, carrier.start))
@@ -1526,6 +1532,7 @@ impl CredentialDetector {
                 Sense::NeedsQuestion if evidence.question => p.category,
                 Sense::UnlessQueue if !evidence.queue => p.category,
                 Sense::UnlessTax if !evidence.tax => p.category,
+                Sense::UnlessOtherField if !evidence.other_sense => p.category,
                 Sense::AnswerAsked => p.category,
                 _ => continue,
             };

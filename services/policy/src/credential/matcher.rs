@@ -140,6 +140,10 @@ pub(crate) enum Sense {
     /// Not if the request is about taxes or an invoice (Polish `NIP`, a tax
     /// number, is a PIN in Mexican Spanish).
     UnlessTax,
+    /// Not if the request is about a field in which the word has another,
+    /// non-secret sense: professional `credentials` (qualifications,
+    /// licensure), a musical `clave` (the clef of a score).
+    UnlessOtherField,
     /// A security question (`security question`, `pergunta de segurança`,
     /// `密保问题`): its answer, a password, is asked for only by a request to
     /// answer it (`answer your security question`, `ответьте на контрольный
@@ -175,6 +179,9 @@ pub(crate) enum Context {
     Queue,
     /// Taxes or an invoice are being talked about (Polish `faktura`, `REGON`).
     Tax,
+    /// A field in which an ambiguous credential word has another sense
+    /// (`licensure`, `nursing`, `partitura`).
+    OtherSense,
 }
 
 /// One rule phrase, normalised.

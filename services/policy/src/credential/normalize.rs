@@ -553,6 +553,9 @@ fn classify(c: char, prev: Option<char>, next: Option<char>) -> Class {
             }
         }
         ',' | '，' | '،' => Class::Comma,
+        // A spaced em dash is often a copula (`ваше
+        // кодовое слово — одно из этих?`), not a break.
+        '—' if prev == Some(' ') && next == Some(' ') => Class::Separator,
         '!' | '?' | ';' | '(' | ')' | '{' | '}' | '\n' | '\r' | '—' | '–' | '•' | '|' | '¿' | '¡' | '。'
         | '！' | '？' | '；' | '（' | '）' | '「' | '」' | '『' | '』' | '【' | '】' | '؛' | '؟' | '।'
         | '॥' => Class::ClauseEnd,

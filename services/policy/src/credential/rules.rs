@@ -77,6 +77,9 @@
 //! - `need_cues`: statements that something is needed (`hace falta el`,
 //!   `нужен`), which ask like cues, in the message only of a form with a
 //!   free-text field;
+//! - `other_sense`: phrases that show a field in which an ambiguous word of
+//!   sense `UnlessOtherField` is no credential (professional `credentials`
+//!   next to `licensure`, a musical `clave` next to `partitura`);
 //! - `public`: words that, up to two tokens before a key or a token, make it
 //!   a public one (`the public Mapbox token`), not a password or a PIN.
 //!
@@ -178,6 +181,9 @@ pub(crate) struct LangRules {
     pub queue: &'static [&'static str],
     /// Phrases that show taxes or an invoice are discussed.
     pub tax: &'static [&'static str],
+    /// Phrases that show a field in which an ambiguous word of sense
+    /// `UnlessOtherField` is no credential (`licensure`, `partitura`).
+    pub other_sense: &'static [&'static str],
 }
 
 impl LangRules {
@@ -224,6 +230,7 @@ impl LangRules {
         redactions: &[],
         queue: &[],
         tax: &[],
+        other_sense: &[],
     };
 }
 
@@ -309,6 +316,7 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
         add(lang.redactions, Kind::Negation(Scope::Both));
         add(lang.queue, Kind::Context(Context::Queue));
         add(lang.tax, Kind::Context(Context::Tax));
+        add(lang.other_sense, Kind::Context(Context::OtherSense));
         add(lang.own, Kind::Own { cue: false });
         for spec in lang.own_cues {
             if spec.contains('#') {

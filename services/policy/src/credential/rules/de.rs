@@ -11,6 +11,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "de",
     terms: &[
+        (Pin, &["online banking pin", "banking pin", "*banking pin", "onlinebanking pin"]),
         (ApiKey, &["api schlüssels", "geheimen schlüssels", "zugangsschlüssels", "api keys"]),
         (Password, &["passw", "kennw", "pw vom", "pip conf"]),
         (Password, &[
@@ -186,7 +187,7 @@ pub(super) const RULES: LangRules = LangRules {
     dotfiles: &[],
     please: &["bitte"],
     which: &["welcher", "welches", "welchen", "welche"],
-    not_negations: &[],
+    not_negations: &["vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
     question_cues: &[],
     possessive: &["ihr", "ihre", "ihres", "ihren", "ihrem", "dein", "deine", "deines", "deinen", "deinem"],
     properties: &[
@@ -213,10 +214,12 @@ pub(super) const RULES: LangRules = LangRules {
         "samt schlüsseln",
     ],
     redactions: &[
+        "im vault", "in den vault", "im tresor", "in den tresor", "im passwortmanager", "in ihrem passwortmanager", "nicht hier", "hier nicht", "nicht in dieses formular", "nur die namen", "nur namen", "ohne werte", "ohne die werte", "platzhalter", "sicher aufbewahrt", "sicher gespeichert",
         "geschwärzt", "entfernt", "ausgeblendet", "maskiert", "unkenntlich", "weggelassen", "herausgenommen",
         "ausgeixt",
     ],
     queue: &[],
     tax: &[],
+    other_sense: &[],
     drops_possessives: false,
 };

@@ -10,11 +10,13 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "en",
     terms: &[
+        (Password, &["settings xml", "maven settings", "m2 settings", "docker config json", "auths json"]),
+        (ApiKey, &["create for rbac", "sp create for rbac", "az ad sp create for rbac", "create for rbac output", "application default credentials", "application default credentials json", "adc json", "gcloud credentials", "service principal secret", "service principal password", "settings xml server"]),
         (AccessToken, &["your pat", "ur pat", "my pat"]),
         (ClientSecret, &["hash iv", "hashiv", "merchant hash key", "crc key", "crc klucz"]),
         (Password, &["sasl jaas config", "jaas config", "sasl password", "sasl jaas", "pip conf", "pip ini", "pip config", "maven settings xml", "m2 settings xml", "gradle properties", "composer auth json", "auth json", "docker config", "config json of docker", "nuget config"]),
         (Password, &[
-            "password", "passwords", "passwd", "pwd", "pword", "pass word", "credentials", "login credentials",
+            "password", "passwords", "passwd", "pwd", "pword", "pass word", "login credentials",
             "login details", "sign in details", "logon password", "pw", "security answer",
             "security question answer", "answer to your security question", "answer to the security question",
             "answer to your secret question", "secret answer", "mother s maiden name", "mothers maiden name",
@@ -147,6 +149,7 @@ pub(super) const RULES: LangRules = LangRules {
         (ApiKey, &["service role key", "ingest key", "service role secret"]),
     ],
     conditional: &[
+        (Password, Sense::UnlessOtherField, &["credentials"]),
         (Pin, Sense::UnlessMap, &["pin"]),
         (Pin, Sense::UnlessPlace, &["pin code", "pincode"]),
         (OneTimeCode, Sense::NeedsOtp, &[
@@ -163,6 +166,8 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, Sense::NeedsQuestion, &["answer", "answers", "the answer", "response"]),
     ],
     blockers: &[
+        "variable names", "variable name", "env var names", "key names", "secret names", "names of the secrets", "names of the variables",
+        "env example", "env sample", "env template", "env dist", "env defaults",
         "word list", "wordlist", "word count", "word limit", "key vault", "primary key", "foreign key",
         "sort key", "partition key", "key column", "key value", "key pair name", "keyboard key", "enter key",
         "public key", "publishable key",
@@ -228,6 +233,7 @@ pub(super) const RULES: LangRules = LangRules {
         "should we send", "shall we send", "should i send", "shall i send", "want us to send", "can we send", "should we text", "should we email",
     ],
     meta_before: &[
+        "stored", "i ve stored", "i have stored", "saved", "i ve saved", "i have saved", "wrote down", "written down", "printed", "downloaded", "kept",
         "number of", "leave out", "omit", "omitting", "exclude", "excluding", "redact", "strip", "except",
         "minus", "path", "path to", "path of", "location of", "file name", "filename", "minimum", "maximum",
         "min", "max", "length of", "forgot", "forgot your", "forgotten", "lost", "reset", "reset your",
@@ -283,6 +289,7 @@ pub(super) const RULES: LangRules = LangRules {
         "still work", "still works", "still working", "working",
     ],
     cues: &[
+        "reply below with", "reply here with", "respond below with", "answer with", "write back with", "reply with the",
         "select", "selecting", "pick your", "choose your", "enter", "enter in", "type", "type in", "paste",
         "provide", "input", "submit", "supply", "share", "send", "give", "tell", "reply with", "respond with",
         "fill in", "key in", "insert", "re enter", "reenter", "retype", "what is your", "what s your",
@@ -324,6 +331,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     map: &["map", "maps", "marker", "location", "coordinates", "latitude", "longitude"],
     carriers: &[
+        "create for rbac output", "command output", "json output", "output",
         "connection string", "connection strings", "conn string", "connection uri", "connection url", "dsn",
         "database url", "database uri", "db url", "db uri", "jdbc url", "jdbc string", "odbc string",
         "mongodb uri", "mongo uri", "mongodb url", "redis url", "redis uri", "postgres url", "postgresql url",
@@ -430,7 +438,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     please: &["please", "pls", "plz"],
     which: &["which", "which one of the"],
-    not_negations: &["not part of your", "not part of", "is not in your", "isn t in your", "isn t part of", "not one of your"],
+    not_negations: &["don t forget", "do not forget", "dont forget", "never forget", "don t hesitate", "do not hesitate", "not forget", "not to forget", "don t miss", "do not miss", "no later than", "not only", "don t leave out", "do not leave out", "not part of your", "not part of", "is not in your", "isn t in your", "isn t part of", "not one of your"],
     question_cues: &["what"],
     possessive: &["your", "your own",
         "ur",
@@ -474,6 +482,7 @@ pub(super) const RULES: LangRules = LangRules {
         "cookies", "with the cookies", "with cookies", "cookies and tokens", "cookies left in", "with the secret values", "secret values included", "with secrets", "secrets included",
     ],
     redactions: &[
+        "placeholder", "placeholders", "a placeholder", "dummy value", "dummy values", "fake value", "fake values", "names only", "no values", "without values", "without the values", "not the values", "only the names", "just the names", "key names only", "not here", "not in this form", "not in this chat", "not in the chat", "rather than here", "safely", "stored safely", "kept safely", "in the vault", "into the vault", "in our vault", "in a password manager",
         "redacted", "removed", "masked", "stripped", "omitted", "blanked out", "scrubbed", "censored",
         "starred out", "x ed out", "obfuscated", "sanitized", "sanitised", "into your", "to your clipboard",
         "to the clipboard", "somewhere safe", "in a safe place", "to a safe place",
@@ -482,5 +491,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     queue: &[],
     tax: &[],
+    other_sense: &["licensure", "nursing credentials", "professional credentials", "academic credentials", "teaching credentials", "medical credentials", "clinical credentials", "qualifications", "certifications", "credentialing", "board certification", "accreditation", "sheet music"],
     drops_possessives: false,
 };

@@ -195,9 +195,11 @@ pub(super) const RULES: LangRules = LangRules {
         "avec les cookies", "avec les secrets",
     ],
     redactions: &[
+        "pas ici", "non ici", "pas dans ce formulaire", "dans le coffre", "dans le vault", "dans votre gestionnaire de mots de passe", "espace réservé", "uniquement les noms", "seulement les noms", "sans les valeurs", "sans valeurs", "en lieu sûr", "conservé en lieu sûr",
         "masqué", "masquée", "masqués", "supprimé", "supprimée", "retiré", "retirée", "caviardé", "caviardée",
         "expurgé", "effacé", "effacée", "occulté", "occultée",
     ],
     qualifiers: &["contenu", "contenu du", "contenu de ton", "contenu de votre", "fichier", "complet", "complète", "entier"],
+    not_negations: &["n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
     ..LangRules::EMPTY
 };

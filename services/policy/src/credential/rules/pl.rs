@@ -189,11 +189,13 @@ pub(super) const RULES: LangRules = LangRules {
         "łącznie z nagłówkami",
     ],
     redactions: &[
+        "nie tutaj", "nie tu", "nie w tym formularzu", "w sejfie", "w vaultcie", "w menedżerze haseł", "symbol zastępczy", "tylko nazwy", "bez wartości", "w bezpiecznym miejscu", "bezpiecznie zapisane",
         "usunięte", "usuniętym", "usuniętą", "usunięty", "zamaskowane", "zamaskowanym", "zamaskowaną",
         "ukryte", "ukrytym", "zakryte", "zakrytym", "wykropkowane",
         "do vaulta", "do vault", "do sejfu", "do menedżera haseł", "do keepassa", "do 1password",
     ],
     qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów", "zawartość", "zawartość pliku", "plik", "cały", "całą", "całe"],
     tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],
+    not_negations: &["nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
     ..LangRules::EMPTY
 };

@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "sv",
     terms: &[
+        (OneTimeCode, &["koden i din säkerhetsdosa", "kod från dosan", "koden från dosan", "koden från säkerhetsdosan", "engångskod från dosan"]),
         (OneTimeCode, &["*bankdosakoden", "*bankdosekoden", "*signeringskoden"]),
         (PrivateKey, &["privata ssh nyckel", "privata ssh nyckeln", "din privata nyckel", "privat ssh nyckel"]),
         (Password, &[
@@ -124,6 +125,7 @@ pub(super) const RULES: LangRules = LangRules {
     cues_follow_terms: false,
     card: &["kort", "kortet", "kreditkort", "betalkort", "bankkort", "visa", "mastercard", "kortinnehavare"],
     otp: &[
+        "säkerhetsdosa", "säkerhetsdosan", "dosa", "dosan", "kodbox", "kortläsare", "kortläsaren",
         "skickade", "skickat", "skickats", "fick", "fått", "sms", "sms et", "siffror", "siffrig", "siffriga",
         "autentiseringsapp", "autentiseringsappen", "bankdosa", "bankdosan", "bankid", "mobilt bankid",
         "giltig i", "går ut om", "whatsapp",
@@ -171,10 +173,11 @@ pub(super) const RULES: LangRules = LangRules {
         "med alla headers", "inklusive headers", "med headers", "med lösenordet", "inklusive lösenordet",
         "med nycklarna", "inklusive nycklarna", "lösenord och allt",
     ],
-    redactions: &["borttaget", "borttagen", "maskerat", "maskerad", "dolt", "dold", "överstruket", "censurerat"],
+    redactions: &["inte här", "inte i det här formuläret", "i valvet", "i vaulten", "i lösenordshanteraren", "platshållare", "bara namnen", "endast namnen", "utan värden", "på ett säkert ställe", "säkert förvarade", "borttaget", "borttagen", "maskerat", "maskerad", "dolt", "dold", "överstruket", "censurerat"],
     qualifiers: &[
         "bankid", "mobilt bankid", "swish", "klarna", "nordea", "swedbank", "handelsbanken", "seb",
         "skatteverket", "1177", "freja", "freja eid",
     ],
+    not_negations: &["glöm inte", "inte bara"],
     ..LangRules::EMPTY
 };

@@ -159,10 +159,12 @@ pub(super) const RULES: LangRules = LangRules {
         "header larıyla", "header larıyla beraber", "header larıyla birlikte", "headerlarıyla", "başlıklarıyla beraber", "authorization satırı", "authorization başlığı", "header larını da",
     ],
     redactions: &[
+        "buraya değil", "burada değil", "buraya yazmayın", "bu forma değil", "kasaya", "vault a", "şifre yöneticinize", "yer tutucu", "sadece isimler", "sadece adları", "yalnızca adları", "değerler olmadan", "değerleri olmadan", "güvenli bir yerde", "güvenli bir yere",
         "kaldırılmış", "kaldırarak", "gizlenmiş", "gizleyerek", "maskelenmiş", "maskeleyerek", "silinmiş",
         "silerek", "çıkarılmış", "çıkararak", "sansürlenmiş",
         "hariç", "olmadan",
     ],
     qualifiers: &["içeriğini", "içeriği", "dosyasının", "dosyası", "tamamını", "tüm"],
+    not_negations: &["unutmayın", "unutma"],
     ..LangRules::EMPTY
 };
