@@ -11,7 +11,7 @@ pub(super) const RULES: LangRules = LangRules {
     code: "en",
     terms: &[
         (Password, &["settings xml", "maven settings", "m2 settings", "docker config json", "auths json"]),
-        (ApiKey, &["create for rbac", "sp create for rbac", "az ad sp create for rbac", "create for rbac output", "application default credentials", "application default credentials json", "adc json", "gcloud credentials", "service principal secret", "service principal password", "settings xml server"]),
+        (ApiKey, &["create for rbac output", "application default credentials", "application default credentials json", "adc json", "gcloud credentials", "service principal secret", "service principal password", "settings xml server"]),
         (AccessToken, &["your pat", "ur pat", "my pat"]),
         (ClientSecret, &["hash iv", "hashiv", "merchant hash key", "crc key", "crc klucz"]),
         (Password, &["sasl jaas config", "jaas config", "sasl password", "sasl jaas", "pip conf", "pip ini", "pip config", "maven settings xml", "m2 settings xml", "gradle properties", "composer auth json", "auth json", "docker config", "config json of docker", "nuget config"]),
@@ -166,6 +166,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, Sense::NeedsQuestion, &["answer", "answers", "the answer", "response"]),
     ],
     blockers: &[
+        "don t forget", "do not forget", "dont forget", "never forget",
         "variable names", "variable name", "env var names", "key names", "secret names", "names of the secrets", "names of the variables",
         "env example", "env sample", "env template", "env dist", "env defaults",
         "word list", "wordlist", "word count", "word limit", "key vault", "primary key", "foreign key",
@@ -331,6 +332,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     map: &["map", "maps", "marker", "location", "coordinates", "latitude", "longitude"],
     carriers: &[
+        "create for rbac", "sp create for rbac", "az ad sp create for rbac", "service principal json",
         "create for rbac output", "command output", "json output", "output",
         "connection string", "connection strings", "conn string", "connection uri", "connection url", "dsn",
         "database url", "database uri", "db url", "db uri", "jdbc url", "jdbc string", "odbc string",
@@ -472,6 +474,7 @@ pub(super) const RULES: LangRules = LangRules {
     public: &["public"],
     need_cues: &["need your", "need a", "needs a", "i need", "we need", "needs your", "need the", "require your", "requires your", "need ur"],
     inline_only: &[
+        "sdk auth", "with their values", "with the values", "values included", "including values", "including the values", "with values",
         "headers and all", "with headers", "with the headers", "with all headers", "with all the headers",
         "with all its headers", "including headers", "including the headers", "including all headers",
         "headers included", "full headers", "all headers", "all the headers", "complete with headers",

@@ -235,7 +235,7 @@ pub(super) const RULES: LangRules = LangRules {
         "eliminada", "eliminado", "quitada", "quitado", "borrada", "borrado", "tachada", "tachado",
         "censurada", "enmascarada", "ocultando", "ocultada", "ocultado",
     ],
-    qualifiers: &["salida", "salida json", "del comando", "comando", "la salida", "que ejecutaste", "az", "ad", "sp", "create for rbac", "contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
+    qualifiers: &["salida", "salida json", "del comando", "comando", "la salida", "que ejecutaste", "contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
     other_sense: &["partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
