@@ -454,6 +454,14 @@ struct Evidence {
     /// A field in which an ambiguous word is no credential is discussed
     /// (qualifications, music).
     other_sense: bool,
+    /// The request tells the person not to give a secret (`do not paste
+    /// real secrets`, `no pegues contraseñas`): a compound value it asks
+    /// for is then one without them.
+    prohibited: bool,
+    /// A credential term next to a compound value says it is inside
+    /// (`the DSN, with the password`), which a prohibition does not undo;
+    /// a URL template (`postgres://user:password@…`) alone does not.
+    inline_said: bool,
     /// A `pin code` of an address form is named (India's postal code): a
     /// bare `pin` in the same request is that too.
     place_pin: bool,
@@ -659,6 +667,7 @@ impl CredentialDetector {
         // A URL template with a password in it, or a `password=…` pair, says
         // that a compound value carries a credential (looked for only when
         // one is asked for).
+        evidence.inline_said = evidence.inline;
         if !evidence.inline && pending.iter().any(|p| p.sense == Sense::NeedsInline) {
             evidence.inline = secrets::inline_credential(ask.message)
                 || ask.fields.iter().any(|f| {
@@ -1027,6 +1036,27 @@ impl CredentialDetector {
                     _ => false,
                 } && !blocked(o));
             if silenced {
+                // A negated request for a secret (`do not paste the real
+                // password`, `no escribas la contraseña`) forbids giving it.
+                // (`Geben Sie das echte Passwort nicht ein`).
+                evidence.prohibited |=
+                    matches!(sense, Sense::Plain | Sense::UnlessQueue | Sense::UnlessOtherField)
+                        && around.iter().any(|n| {
+                            matches!(n.kind, Kind::Negation(_))
+                                && (n.end <= m.start || m.end <= n.start)
+                                && phrase(n.start) == phrase(m.start)
+                                && !blocked(n)
+                        })
+                        && around.iter().any(|q| {
+                            matches!(q.kind, Kind::Cue { .. })
+                                && phrase(q.start) == phrase(m.start)
+                                && (if q.end <= m.start {
+                                    gap(norm, q.end, m.start)
+                                } else {
+                                    gap(norm, m.end, q.start)
+                                }) <= u32::from(rules::CUE_GAP)
+                                && !blocked(q)
+                        });
                 reading.silenced.push(category);
                 continue;
             }
@@ -1107,6 +1137,8 @@ impl CredentialDetector {
                 })
             });
             if negated_cue {
+                evidence.prohibited |=
+                    matches!(sense, Sense::Plain | Sense::UnlessQueue | Sense::UnlessOtherField);
                 reading.silenced.push(category);
                 continue;
             }
@@ -1528,7 +1560,9 @@ impl CredentialDetector {
                 Sense::UnlessMap if !(evidence.map || (evidence.place_pin && evidence.address)) => p.category,
                 Sense::CardOrOtp if evidence.card => Category::CardSecurityCode,
                 Sense::CardOrOtp => Category::OneTimeCode,
-                Sense::NeedsInline if evidence.inline => p.category,
+                Sense::NeedsInline if evidence.inline_said || (evidence.inline && !evidence.prohibited) => {
+                    p.category
+                }
                 Sense::NeedsQuestion if evidence.question => p.category,
                 Sense::UnlessQueue if !evidence.queue => p.category,
                 Sense::UnlessTax if !evidence.tax => p.category,

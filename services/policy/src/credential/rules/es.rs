@@ -142,6 +142,7 @@ pub(super) const RULES: LangRules = LangRules {
         "debe tener", "deberá", "deben", "válida", "válido", "vigente", "sigue vigente", "caduca", "vence",
     ],
     cues: &[
+        "escribas", "pegues", "envíes", "compartas", "pongas", "introduzcas", "ingreses", "incluyas", "mandes",
         "ingrese", "ingresa", "introduzca", "introduce", "escriba", "escribe", "proporcione", "proporciona",
         "indique", "indica", "facilite", "facilita", "pegue", "pega", "envíe", "envía", "envíenos",
         "envíanos", "comparta", "comparte", "dame", "danos", "me das", "me da", "me puedes dar",
