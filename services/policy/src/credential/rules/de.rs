@@ -118,6 +118,7 @@ pub(super) const RULES: LangRules = LangRules {
         "soll", "gültig", "noch gültig", "ungültig",
     ],
     cues: &[
+        "antworten sie hier mit", "antworten sie mit", "antworte hier mit", "antworte mit",
         "geben sie", "gib", "gebt", "eingeben", "einfügen", "fügen sie", "füge", "tragen sie", "trage",
         "eintragen", "angeben", "geben sie an", "nennen sie", "nenne", "teilen sie", "teile", "senden sie",
         "sende", "schicken sie", "schicke", "bitte geben", "wie lautet", "wie lautet ihr", "wie lautet dein",

@@ -259,6 +259,7 @@ pub(super) const RULES: LangRules = LangRules {
         "expired",
     ],
     meta_after: &[
+        "used for", "file used for", "file for", "file do", "file does",
         "redacted", "removed", "masked", "stripped", "omitted", "replaced", "to revoke", "to rotate",
         "to delete", "to remove", "to disable", "to regenerate", "title", "titles", "older", "at least",
         "strong", "stronger", "weak", "secure", "s label", "s name", "s description", "template", "templates",
@@ -319,6 +320,7 @@ pub(super) const RULES: LangRules = LangRules {
         "american express", "discover card",
     ],
     otp: &[
+        "digipass",
         "sent", "texted", "emailed", "sms", "text message", "authenticator", "digit", "digits", "one time",
         "verification", "verify", "2fa", "mfa", "two factor", "2 step", "two step", "log in", "login",
         "sign in", "expires in", "valid for", "steam guard", "guard", "whatsapp", "telegram message",
@@ -382,6 +384,8 @@ pub(super) const RULES: LangRules = LangRules {
         "closest to your", "most like your", "nearest to your", "most similar to your", "similar to your", "resembles your",
     ],
     qualifiers: &[
+        "ap iv 3", "ap iv3",
+        "we chat", "wechat", "we chat pay", "wechat pay", "alipay", "ali pay", "apiv3", "api v3", "v3", "pay",
         "npm", "pypi", "git lab", "git hub", "slack", "stripe", "azure", "aws", "gcp", "google", "cloud",
         "data dog", "twilio", "heroku", "cloud flare", "send grid", "mail gun", "open ai", "anthropic",
         "docker", "hub", "jira", "atlassian", "vercel", "netlify", "sentry", "shopify", "okta", "auth0",

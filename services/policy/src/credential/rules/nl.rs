@@ -103,6 +103,7 @@ pub(super) const RULES: LangRules = LangRules {
     cues_follow_terms: true,
     card: &["kaart", "creditcard", "bankpas", "betaalpas", "kaarthouder"],
     otp: &[
+        "digipass", "kaartlezer", "de kaartlezer",
         "verstuurd", "gestuurd", "ontvangen", "sms", "cijfers", "authenticator", "cijferige", "stuurden",
         "whatsapp", "gestuurd hebben",
         "scanner", "rabo scanner", "digipas", "identifier",

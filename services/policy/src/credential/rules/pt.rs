@@ -115,6 +115,7 @@ pub(super) const RULES: LangRules = LangRules {
         "ainda vale", "expira", "vence",
     ],
     cues: &[
+        "responda com", "responda aqui com", "responde com", "responde aqui com",
         "digite", "informe", "insira", "introduza", "forneça", "fornecer", "cole", "colar", "envie", "enviar",
         "compartilhe", "partilhe", "qual é sua", "qual é a sua", "qual é o seu", "qual é seu",
         "precisamos da sua", "precisamos do seu", "preciso da sua", "preencha", "indique", "digitar",

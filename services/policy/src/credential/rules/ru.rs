@@ -108,6 +108,7 @@ pub(super) const RULES: LangRules = LangRules {
         "действует", "еще действует", "истекает",
     ],
     cues: &[
+        "skazhi", "napishi", "prishli", "otprav", "day mne",
         "vvedite", "ukazhite", "otpravte", "napishite", "skazhite", "prishlite",
         "введите", "ввести", "укажите", "указать", "вставьте", "отправьте", "пришлите", "сообщите",
         "предоставьте", "поделитесь", "напишите", "какой у вас", "какой ваш", "каков ваш", "назовите",
