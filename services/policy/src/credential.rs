@@ -797,9 +797,10 @@ impl CredentialDetector {
                 reading.blockers.push((m.start, m.end));
             }
             // A queue phrase is often also a blocker of the word it holds
-            // (`senha de atendimento`): it still says a queue is discussed.
+            // (`senha de atendimento`): it still says a queue is discussed;
+            // so does another sense's (`clave de sol`).
             if matches!(k, Kind::Term(..) | Kind::Context(_) | Kind::Allow)
-                && k != Kind::Context(Context::Queue)
+                && !matches!(k, Kind::Context(Context::Queue | Context::OtherSense))
                 && blocked(m)
             {
                 continue;

@@ -239,7 +239,7 @@ pub(super) const RULES: LangRules = LangRules {
     qualifiers: &["salida", "salida json", "del comando", "comando", "la salida", "que ejecutaste", "contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
-    other_sense: &["partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
+    other_sense: &["compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
     not_negations: &["no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
     ..LangRules::EMPTY
 };
