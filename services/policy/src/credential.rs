@@ -115,7 +115,15 @@
 //! budget`, `reset your password`, `which 2FA method`, `password must…`,
 //! `key ID`), or when it is negated or left out (`we will never ask for your
 //! password`, `with the key removed`, `copy it into your password
-//! manager`). Ambiguous terms wait for the rest of the request: `expiry
+//! manager`, `put it in the vault, not here`, `names only, no values`,
+//! `replace every secret with a placeholder`; but `don't forget to include
+//! the password` asks). A request that forbids giving a secret (`do not
+//! paste the real password`) asks for a compound value without it: a URL
+//! template (`postgres://user:password@…`) then says nothing, only a
+//! credential named next to the value does. A word that has another sense
+//! in the field a request is about is not a credential there (professional
+//! `credentials` next to `licensure`, a musical `clave` next to
+//! `partitura`). Ambiguous terms wait for the rest of the request: `expiry
 //! date` is a card expiry only if a payment card is discussed somewhere in
 //! the request, a bare `code` is a one-time code only if something is being
 //! sent (`SMS`, `we sent`, `6 digits`) or it is the person's own (`which of
