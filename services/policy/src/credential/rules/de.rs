@@ -188,7 +188,7 @@ pub(super) const RULES: LangRules = LangRules {
     dotfiles: &[],
     please: &["bitte"],
     which: &["welcher", "welches", "welchen", "welche"],
-    not_negations: &["vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
+    not_negations: &["und nicht im chat", "und nicht in den chat", "nicht per e mail", "nicht per mail", "vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
     question_cues: &[],
     possessive: &["ihr", "ihre", "ihres", "ihren", "ihrem", "dein", "deine", "deines", "deinen", "deinem"],
     properties: &[
@@ -215,7 +215,7 @@ pub(super) const RULES: LangRules = LangRules {
         "samt schlüsseln",
     ],
     redactions: &[
-        "im vault", "in den vault", "im tresor", "in den tresor", "im passwortmanager", "in ihrem passwortmanager", "nicht hier", "hier nicht", "nicht in dieses formular", "nur die namen", "nur namen", "ohne werte", "ohne die werte", "platzhalter", "sicher aufbewahrt", "sicher gespeichert",
+        "im vault", "in den vault", "im tresor", "in den tresor", "im passwortmanager", "in ihrem passwortmanager", "nicht hier", "nicht in dieses formular", "nur die namen", "nur namen", "ohne werte", "ohne die werte", "platzhalter", "sicher aufbewahrt", "sicher gespeichert",
         "geschwärzt", "entfernt", "ausgeblendet", "maskiert", "unkenntlich", "weggelassen", "herausgenommen",
         "ausgeixt",
     ],

@@ -444,7 +444,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     please: &["please", "pls", "plz"],
     which: &["which", "which one of the"],
-    not_negations: &["don t forget", "do not forget", "dont forget", "never forget", "don t hesitate", "do not hesitate", "not forget", "not to forget", "don t miss", "do not miss", "no later than", "not only", "don t leave out", "do not leave out", "not part of your", "not part of", "is not in your", "isn t in your", "isn t part of", "not one of your"],
+    not_negations: &["not in the chat", "not in chat", "not in this chat", "not by email", "not over email", "not in the channel", "don t forget", "do not forget", "dont forget", "never forget", "don t hesitate", "do not hesitate", "not forget", "not to forget", "don t miss", "do not miss", "no later than", "not only", "don t leave out", "do not leave out", "not part of your", "not part of", "is not in your", "isn t in your", "isn t part of", "not one of your"],
     question_cues: &["what"],
     possessive: &["your", "your own",
         "ur",
@@ -489,7 +489,7 @@ pub(super) const RULES: LangRules = LangRules {
         "cookies", "with the cookies", "with cookies", "cookies and tokens", "cookies left in", "with the secret values", "secret values included", "with secrets", "secrets included",
     ],
     redactions: &[
-        "placeholder", "placeholders", "a placeholder", "dummy value", "dummy values", "fake value", "fake values", "names only", "no values", "without values", "without the values", "not the values", "only the names", "just the names", "key names only", "not here", "not in this form", "not in this chat", "not in the chat", "rather than here", "safely", "stored safely", "kept safely", "in the vault", "into the vault", "in our vault", "in a password manager",
+        "placeholder", "placeholders", "a placeholder", "dummy value", "dummy values", "fake value", "fake values", "names only", "no values", "without values", "without the values", "not the values", "only the names", "just the names", "key names only", "not here", "not in this form", "rather than here", "stored safely", "kept safely", "in the vault", "into the vault", "in our vault", "in a password manager",
         "redacted", "removed", "masked", "stripped", "omitted", "blanked out", "scrubbed", "censored",
         "starred out", "x ed out", "obfuscated", "sanitized", "sanitised", "into your", "to your clipboard",
         "to the clipboard", "somewhere safe", "in a safe place", "to a safe place",

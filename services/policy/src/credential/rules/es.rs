@@ -232,7 +232,7 @@ pub(super) const RULES: LangRules = LangRules {
         "con las cookies", "con los valores secretos", "con los secretos",
     ],
     redactions: &[
-        "no aquí", "aquí no", "no en este formulario", "en el vault", "en la bóveda", "en tu gestor de contraseñas", "marcador de posición", "marcadores de posición", "solo los nombres", "solo nombres", "sin valores", "sin los valores", "en un lugar seguro", "guardado en un lugar seguro",
+        "no aquí", "no en este formulario", "en el vault", "en la bóveda", "en tu gestor de contraseñas", "marcador de posición", "marcadores de posición", "solo los nombres", "solo nombres", "sin valores", "sin los valores", "en un lugar seguro", "guardado en un lugar seguro",
         "eliminada", "eliminado", "quitada", "quitado", "borrada", "borrado", "tachada", "tachado",
         "censurada", "enmascarada", "ocultando", "ocultada", "ocultado",
     ],
@@ -240,6 +240,6 @@ pub(super) const RULES: LangRules = LangRules {
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
     other_sense: &["compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
-    not_negations: &["no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
+    not_negations: &["no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
     ..LangRules::EMPTY
 };

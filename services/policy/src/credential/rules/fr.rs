@@ -200,6 +200,6 @@ pub(super) const RULES: LangRules = LangRules {
         "expurgé", "effacé", "effacée", "occulté", "occultée",
     ],
     qualifiers: &["contenu", "contenu du", "contenu de ton", "contenu de votre", "fichier", "complet", "complète", "entier"],
-    not_negations: &["n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
+    not_negations: &["pas dans le chat", "pas par e mail", "pas par mail", "n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
     ..LangRules::EMPTY
 };

@@ -166,12 +166,12 @@ pub(super) const RULES: LangRules = LangRules {
         "intestazioni incluse", "header inclusi", "con le chiavi", "chiavi incluse",
     ],
     redactions: &[
-        "non qui", "qui no", "non in questo modulo", "nel vault", "nella cassaforte", "nel tuo gestore di password", "segnaposto", "solo i nomi", "senza valori", "senza i valori", "in un luogo sicuro", "al sicuro",
+        "non qui", "non in questo modulo", "nel vault", "nella cassaforte", "nel tuo gestore di password", "segnaposto", "solo i nomi", "senza valori", "senza i valori", "in un luogo sicuro", "al sicuro",
         "rimossa", "rimosso", "oscurata", "oscurato", "mascherata", "mascherato", "cancellata", "cancellato",
         "omessa", "omesso", "offuscata", "offuscato",
     ],
     qualifiers: &["contenuto", "contenuto del", "intero", "completo"],
     public: &["pubblico", "pubblica"],
-    not_negations: &["non dimenticare", "non dimenticate", "non scordare", "non solo"],
+    not_negations: &["non in chat", "non nella chat", "non per email", "non dimenticare", "non dimenticate", "non scordare", "non solo"],
     ..LangRules::EMPTY
 };

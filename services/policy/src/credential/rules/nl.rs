@@ -149,10 +149,10 @@ pub(super) const RULES: LangRules = LangRules {
         "inclusief sleutels",
     ],
     redactions: &[
-        "niet hier", "hier niet", "niet in dit formulier", "in de kluis", "in de vault", "in je wachtwoordmanager", "tijdelijke aanduiding", "alleen de namen", "alleen namen", "zonder waarden", "op een veilige plek", "veilig bewaard",
+        "niet hier", "niet in dit formulier", "in de kluis", "in de vault", "in je wachtwoordmanager", "tijdelijke aanduiding", "alleen de namen", "alleen namen", "zonder waarden", "op een veilige plek", "veilig bewaard",
         "verwijderd", "weggelaten", "gemaskeerd", "onleesbaar gemaakt", "zwartgemaakt", "weggehaald",
     ],
     qualifiers: &["digi d", "digid", "mijn overheid", "inhoud", "inhoud van", "bestand", "volledige", "hele"],
-    not_negations: &["vergeet niet", "niet vergeten", "niet alleen"],
+    not_negations: &["niet in de chat", "niet via de chat", "niet per mail", "vergeet niet", "niet vergeten", "niet alleen"],
     ..LangRules::EMPTY
 };

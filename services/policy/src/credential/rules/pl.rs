@@ -196,6 +196,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów", "zawartość", "zawartość pliku", "plik", "cały", "całą", "całe"],
     tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],
-    not_negations: &["nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
+    not_negations: &["nie na czacie", "nie w czacie", "nie mailem", "nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
     ..LangRules::EMPTY
 };

@@ -171,6 +171,7 @@ pub(super) const RULES: LangRules = LangRules {
     please: &["por favor", "por gentileza"],
     which: &["qual", "quais"],
     not_negations: &[
+        "não no chat", "não pelo chat", "não por e mail",
         "não esqueça", "não se esqueça", "não esqueças", "não só", "não apenas",
         "no app", "no aplicativo", "no campo", "no site", "no celular", "no banco", "no seu", "no meu",
         "no nosso", "no telefone", "no email", "no e mail", "no formulário", "no painel", "no sistema",
@@ -202,7 +203,7 @@ pub(super) const RULES: LangRules = LangRules {
         "com os cookies", "com o cabeçalho cookie", "com os segredos",
     ],
     redactions: &[
-        "não aqui", "aqui não", "não neste formulário", "no cofre", "no vault", "no seu gerenciador de senhas", "espaço reservado", "só os nomes", "apenas os nomes", "sem valores", "sem os valores", "em local seguro", "em um lugar seguro",
+        "não aqui", "não neste formulário", "no cofre", "no vault", "no seu gerenciador de senhas", "espaço reservado", "só os nomes", "apenas os nomes", "sem valores", "sem os valores", "em local seguro", "em um lugar seguro",
         "removida", "removido", "ocultada", "ocultado", "mascarada", "mascarado", "apagada", "apagado",
         "tarjada", "tarjado", "omitida", "omitido",
     ],

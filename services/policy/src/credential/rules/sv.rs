@@ -178,6 +178,6 @@ pub(super) const RULES: LangRules = LangRules {
         "bankid", "mobilt bankid", "swish", "klarna", "nordea", "swedbank", "handelsbanken", "seb",
         "skatteverket", "1177", "freja", "freja eid",
     ],
-    not_negations: &["glöm inte", "inte bara"],
+    not_negations: &["inte i chatten", "inte via mejl", "glöm inte", "inte bara"],
     ..LangRules::EMPTY
 };

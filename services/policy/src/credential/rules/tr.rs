@@ -165,6 +165,6 @@ pub(super) const RULES: LangRules = LangRules {
         "hariç", "olmadan",
     ],
     qualifiers: &["içeriğini", "içeriği", "dosyasının", "dosyası", "tamamını", "tüm"],
-    not_negations: &["unutmayın", "unutma"],
+    not_negations: &["sohbete değil", "sohbette değil", "e postayla değil", "unutmayın", "unutma"],
     ..LangRules::EMPTY
 };
