@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "en",
     terms: &[
+        (Password, &["pswd", "psswd", "passwrd"]),
         (Password, &["settings xml", "maven settings", "m2 settings", "docker config json", "auths json"]),
         (ApiKey, &["create for rbac output", "application default credentials", "application default credentials json", "adc json", "gcloud credentials", "service principal secret", "service principal password", "settings xml server"]),
         (AccessToken, &["your pat", "ur pat", "my pat"]),

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (Password, &["contra del wifi", "contra del wi fi", "la contra del wifi", "contra de la red"]),
         (Password, &["primer colegio", "primera escuela", "primera mascota", "nombre de tu primera mascota", "tu primer colegio"]),
         (OneTimeCode, &["token móvil", "token movil", "token digital", "clave dinámica", "clave dinamica", "digitos del token", "dígitos del token", "dígitos que aparecen en tu token", "código del token", "codigo del token"]),
         (Password, &[

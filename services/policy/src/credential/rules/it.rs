@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "it",
     terms: &[
+        (Password, &["pass del wifi", "pass del wi fi", "la pass del wifi", "pass della rete"]),
         (Password, &[
             "parola d'ordine", "credenziali", "credenziali di accesso", "chiave d'accesso",
             "cognome da nubile di tua madre", "cognome da nubile di sua madre", "nome da nubile di tua madre",

@@ -9,6 +9,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ru",
     terms: &[
+        (Password, &["пасс от", "пассворд", "пасворд", "пароль от вайфая"]),
         (Password, &["parol", "parolya", "parolyu", "parolem", "parol ot", "kodovoe slovo", "kodovogo slova", "кодовое слово", "кодового слова", "кодовым словом", "секретное слово"]),
         (Password, &[
             "парол*", "учетные данные", "учетных данных", "данные для входа", "логин и пароль",
