@@ -162,6 +162,7 @@ pub(super) const RULES: LangRules = LangRules {
         "benutzt du", "nutzt du",
     ],
     own_cues: &[
+        "beginnt die", "beginnt der", "endet die", "endet der", "fängt die", "hört die",
         "ist eines dieser", "eines dieser", "ist das ihr", "ist dies ihr", "ist das dein", "beginnt mit",
         "endet mit", "aus der liste", "#. wort", "wort #", "wort nr #", "ist ihr", "ist dein",
         "erster buchstabe", "ersten buchstaben", "erste ziffer", "letzte ziffer", "letzten ziffern",

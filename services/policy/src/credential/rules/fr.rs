@@ -150,6 +150,7 @@ pub(super) const RULES: LangRules = LangRules {
         "tu utilises",
     ],
     own_cues: &[
+        "l un de ceux ci", "l une de celles ci", "l un des suivants",
         "parmi ceux ci", "parmi celles ci", "parmi ces", "parmi les suivants", "est ce votre", "est il votre",
         "commence par", "se termine par", "mot n #", "#e mot", "#eme mot", "mot #", "de la liste",
         "est votre", "est ton", "est ta", "première lettre", "premier chiffre", "dernier chiffre",

@@ -144,6 +144,7 @@ pub(super) const RULES: LangRules = LangRules {
         "moje", "mój", "używasz", "używa pan", "używa pani", "używacie",
     ],
     own_cues: &[
+        "jedno z poniższych", "jednym z poniższych", "jedno z tych", "jednym z tych", "z poniższych",
         "jednym z", "z listy", "zaczyna się od", "kończy się na", "słowo #", "# słowo", "słowo nr #",
         "jest twoim", "jest twoje", "jest twój", "jest twoja", "pierwsza litera", "pierwszą literę",
         "pierwsza cyfra", "ostatnia cyfra", "ostatnie cyfry", "ostatnie # cyfry", "który z tych",
