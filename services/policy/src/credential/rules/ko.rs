@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ko",
     terms: &[
+        (ApiKey, &["어드민 키", "어드민키", "admin 키", "rest api 키", "앱 키"]),
         (Password, &["비번", "비번 좀", "비밀 번호", "패스워드 좀"]),
         (Password, &[
             "비밀번호", "패스워드", "암호", "로그인 정보", "계정 정보", "어머니의 결혼 전 성", "어머니 결혼 전 성", "어머니의 성함", "보안 질문 답변",
