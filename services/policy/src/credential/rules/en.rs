@@ -167,6 +167,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, Sense::NeedsQuestion, &["answer", "answers", "the answer", "response"]),
     ],
     blockers: &[
+        "token s id", "token s ids", "tokens id", "key s id", "secret s id",
         "don t forget", "do not forget", "dont forget", "never forget",
         "variable names", "variable name", "env var names", "key names", "secret names", "names of the secrets", "names of the variables",
         "env example", "env sample", "env template", "env dist", "env defaults",
@@ -260,6 +261,7 @@ pub(super) const RULES: LangRules = LangRules {
         "expired",
     ],
     meta_after: &[
+        "s ids",
         "used for", "file used for", "file for", "file do", "file does",
         "redacted", "removed", "masked", "stripped", "omitted", "replaced", "to revoke", "to rotate",
         "to delete", "to remove", "to disable", "to regenerate", "title", "titles", "older", "at least",

@@ -12,7 +12,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["primer colegio", "primera escuela", "primera mascota", "nombre de tu primera mascota", "tu primer colegio"]),
         (OneTimeCode, &["token móvil", "token movil", "token digital", "clave dinámica", "clave dinamica", "digitos del token", "dígitos del token", "dígitos que aparecen en tu token", "código del token", "codigo del token"]),
         (Password, &[
-            "contraseña", "contraseñas", "clave de acceso", "credenciales", "clave personal",
+            "contraseña", "contraseñas", "clave de acceso", "clave personal",
             "clave de usuario", "clave bancaria", "nombre de soltera de tu madre",
             "nombre de soltera de su madre", "apellido de soltera de tu madre",
             "apellido de soltera de su madre", "respuesta de seguridad", "respuesta a la pregunta de seguridad",
@@ -83,7 +83,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["tu primer jefe", "su primer jefe", "tu primer coche", "su primer coche", "apodo de la infancia", "apodo de tu infancia", "tu abuela materna"]),
     ],
     conditional: &[
-        (Password, Sense::UnlessOtherField, &["clave"]),
+        (Password, Sense::UnlessOtherField, &["clave", "credenciales"]),
         (Pin, Sense::UnlessTax, &["nip"]),
         (OneTimeCode, Sense::NeedsOtp, &["6 dígitos", "8 dígitos", "seis dígitos", "ocho dígitos", "4 dígitos"]),
         (OneTimeCode, Sense::NeedsOtp, &["código", "código de confirmación", "código de acceso"]),
@@ -240,7 +240,7 @@ pub(super) const RULES: LangRules = LangRules {
     qualifiers: &["salida", "salida json", "del comando", "comando", "la salida", "que ejecutaste", "contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
-    other_sense: &["compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
+    other_sense: &["colegiatura", "enfermería", "títulos", "compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
     not_negations: &["no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
     ..LangRules::EMPTY
 };
