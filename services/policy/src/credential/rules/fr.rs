@@ -132,6 +132,7 @@ pub(super) const RULES: LangRules = LangRules {
     cues_follow_terms: false,
     card: &["carte", "titulaire de la carte", "titulaire"],
     otp: &[
+        "lecteur de carte", "lecteur carte", "affiché par votre", "digipass", "boîtier",
         "envoyé", "reçu", "sms", "chiffres", "authentification", "vérification", "authentificateur", "texto",
     ],
     address: &["adresse", "livraison", "ville", "rue", "commune"],

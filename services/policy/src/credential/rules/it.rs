@@ -118,7 +118,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
     card: &["carta", "titolare della carta", "intestatario della carta"],
-    otp: &["inviato", "ricevuto", "sms", "cifre", "autenticatore", "verifica", "messaggio"],
+    otp: &["chiavetta", "chiavetta della banca", "token della banca", "generato dalla", "inviato", "ricevuto", "sms", "cifre", "autenticatore", "verifica", "messaggio"],
     address: &["indirizzo", "spedizione", "consegna", "città", "via", "comune"],
     map: &["mappa", "posizione"],
     carriers: &[

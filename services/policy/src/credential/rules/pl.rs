@@ -125,6 +125,7 @@ pub(super) const RULES: LangRules = LangRules {
     cues_follow_terms: false,
     card: &["karta", "karty", "kartę", "kartą", "karcie", "posiadacz karty"],
     otp: &[
+        "tokena sprzętowego", "token sprzętowy", "z tokena",
         "wysłany", "wysłaliśmy", "wysłanym", "sms", "sms em", "cyfr", "cyfrowy", "cyfrowego",
         "aplikacji uwierzytelniającej", "weryfikacji", "otrzymałeś",
     ],

@@ -61,7 +61,7 @@ pub(super) const RULES: LangRules = LangRules {
         (AccessToken, &["erişim token*"]),
     ],
     conditional: &[
-        (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodunu", "kodunuzu", "kodu girin"]),
+        (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodunu", "kodunuzu"]),
         (CardSecurityCode, Sense::CardOrOtp, &["güvenlik kod*"]),
         (CardExpiry, Sense::NeedsCard, &["son kullanma tarih*", "geçerlilik tarih*", "son kullanma*"]),
         (Password, Sense::NeedsQuestion, &["cevap*", "cevab*", "yanıt*"]),
@@ -107,7 +107,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Both,
     cues_follow_terms: true,
     card: &["kart*", "kart sahibi*"],
-    otp: &["gönderilen", "gönderdiğimiz", "gönderildi", "sms", "haneli", "doğrulayıcı", "doğrulama", "mesaj*"],
+    otp: &["donanım anahtar*", "token cihaz*", "gönderilen", "gönderdiğimiz", "gönderildi", "sms", "haneli", "doğrulayıcı", "doğrulama", "mesaj*"],
     address: &["adres*", "teslimat*", "şehir", "mahalle*", "ilçe*", "sokak*"],
     map: &["harita*", "konum*"],
     carriers: &[
