@@ -6,6 +6,7 @@
 import { api, el } from "./dom.js";
 import { startInbox } from "./inbox.js";
 import { isAdmin, renderNav, selectedMembership } from "./nav.js";
+import { registerWorker } from "./push.js";
 import { time } from "./ui.js";
 
 const app = document.getElementById("app");
@@ -106,7 +107,12 @@ function holdOff(button, label, seconds, banner) {
 async function me() {
   try {
     const { signed_in: signedIn } = await api("GET", "/session");
-    return signedIn ? await api("GET", "/me") : null;
+    if (!signedIn) return null;
+    const account = await api("GET", "/me");
+    // A signed-in person's dashboard keeps the service worker that shows push notifications
+    // (quietly skipped where the browser has none); it never delays the page.
+    registerWorker();
+    return account;
   } catch {
     return null;
   }

@@ -85,7 +85,7 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
       switch (message.type) {
         case "elicitation.created":
           if (!cards.has(message.id)) {
-            const card = renderCard(message, send);
+            const card = renderCard(message, send, linked.via(message.id));
             cards.set(message.id, card);
             list.prepend(card.node);
             live.textContent = `New question from ${message.server.name}`;
@@ -148,11 +148,15 @@ const LINK_RECHECK_MS = 4000;
 /**
  * The question a notification linked to (`?question=<id>`): scrolled into view and focused
  * once its card arrives; if it has ended (or is not the person's), a note saying so, with the
- * way to the history. Only the first arrival counts; the parameter leaves the address after.
+ * way to the history. Only the first arrival counts; the parameters leave the address after.
+ * `&via=push` (a browser notification's link): `via(id)` says "push" for that question, so an
+ * answer to it is recorded as given through push.
  */
 function deepLink() {
-  const id = new URLSearchParams(location.search).get("question");
-  if (!id) return { node: null, connected() {}, arrived() {}, stop() {} };
+  const params = new URLSearchParams(location.search);
+  const id = params.get("question");
+  const viaPush = params.get("via") === "push";
+  if (!id) return { node: null, connected() {}, arrived() {}, stop() {}, via() { return null; } };
   const node = el("div", { class: "deep-link", role: "status", hidden: true });
   let done = false;
   let timer = null;
@@ -162,6 +166,7 @@ function deepLink() {
     clearTimeout(timer);
     const query = new URLSearchParams(location.search);
     query.delete("question");
+    query.delete("via");
     const rest = query.toString();
     history.replaceState(history.state, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
   };
@@ -220,6 +225,7 @@ function deepLink() {
       });
     },
     stop() { clearTimeout(timer); done = true; },
+    via(questionId) { return viaPush && questionId === id ? "push" : null; },
   };
 }
 
@@ -393,7 +399,8 @@ function hostOf(url) {
   try { return new URL(url).host; } catch { return url; }
 }
 
-function renderCard(record, send) {
+/** `via`: "push" when the page was opened from a browser notification about this question. */
+function renderCard(record, send, via = null) {
   const titleId = `q-${record.id}-title`;
   const node = el("article", { class: "card question", "aria-labelledby": titleId, tabindex: "-1" });
   const countdown = el("span", { class: "muted" });
@@ -427,7 +434,7 @@ function renderCard(record, send) {
   const card = { record, node, timer, sent: null };
   const respond = (action, content) => {
     card.sent = action;
-    send({ type: "respond", id: record.id, action, ...(content ? { content } : {}) });
+    send({ type: "respond", id: record.id, action, ...(content ? { content } : {}), ...(via ? { via } : {}) });
   };
   // Before a click: Decline is remembered, Dismiss is not.
   const meaningId = `q-${record.id}-meaning`;

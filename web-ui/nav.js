@@ -4,6 +4,7 @@
 // narrow screen all of it folds behind a menu button.
 
 import { api, el } from "./dom.js";
+import { forgetThisBrowser } from "./push.js";
 
 const KEY = "herald.org";
 
@@ -85,6 +86,8 @@ export function renderNav(nav, account, onSwitch) {
   const who = el("div", { class: "nav-account" }, el("span", { class: "muted who" }, account.user.email),
     el("button", { class: "quiet", type: "button", onclick: async (event) => {
       event.currentTarget.disabled = true;
+      // This browser's push notifications are the person's: they stop with the session.
+      await forgetThisBrowser();
       await api("POST", "/auth/logout").catch(() => {});
       location.assign("/login");
     } }, "Sign out"));

@@ -1,15 +1,45 @@
 // Accessibility and feel, measured: text contrast meets WCAG AA in the light
 // and the dark scheme, every control has an accessible name, a question can
 // be answered with the keyboard alone (with focus visible throughout), and no
-// page scrolls sideways at 360 px.
+// page scrolls sideways at 360 px. The Notifications page is measured with a
+// browser-push device in its Devices list.
 
 import { strict as assert } from "node:assert";
+import { createECDH, randomBytes, randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { abortCalls, env, launch, newContext, openInbox, signInByApi, startCall, waitForCard } from "./lib.mjs";
 
 let browser;
-before(async () => { browser = await launch(); });
-after(async () => { abortCalls(); await browser?.close(); });
+let device; // a push device of the demo account's, so the Devices list has a row to measure
+before(async () => {
+  browser = await launch();
+  const context = await newContext(browser);
+  await signInByApi(context);
+  const response = await context.request.post(`${env.url}/api/v1/me/push/devices`, {
+    headers: { origin: env.url },
+    data: {
+      name: "Accessibility check on a laptop with a long name",
+      subscription: {
+        endpoint: `http://127.0.0.1:9/push/a11y-${randomUUID()}`,
+        expirationTime: null,
+        keys: { p256dh: createECDH("prime256v1").generateKeys().toString("base64url"), auth: randomBytes(16).toString("base64url") },
+      },
+    },
+  });
+  assert.equal(response.status(), 201, await response.text());
+  device = await response.json();
+  await context.close();
+});
+after(async () => {
+  abortCalls();
+  if (browser && device) {
+    const context = await newContext(browser);
+    await signInByApi(context);
+    await context.request.delete(`${env.url}/api/v1/me/push/devices/${device.id}`, { headers: { origin: env.url } });
+    await context.close();
+  }
+  await browser?.close();
+});
 
 const PAGES = ["/", "/console", "/history", "/tokens", "/mutes", "/connect", "/admin/pending", "/admin/members", "/admin/servers", "/admin/webhooks", "/admin/policy", "/admin/audit", "/notifications"];
 
@@ -18,6 +48,8 @@ async function open(context, path) {
   const page = await context.newPage();
   await page.goto(`${env.url}${path}`);
   await page.locator("main h1").first().waitFor();
+  // The Notifications page draws its devices after reading the browser and Herald.
+  if (path === "/notifications") await page.locator("ul.devices li[data-device]").first().waitFor();
   await page.waitForLoadState("networkidle").catch(() => {});
   return page;
 }

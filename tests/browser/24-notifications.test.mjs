@@ -125,10 +125,10 @@ test("Notifications: delay, reminder and quiet hours in a time zone are saved, a
   assert.equal(await until.inputValue(), "07:00");
   assert.equal(await zone.inputValue(), "Europe/Berlin");
 
-  // The table says what applies in the demo org: the person's own choices.
+  // The table says what applies in the demo org: the person's own choices (after the E-mail and Browser push cells).
   const row = page.locator(`table.applied tr[data-org="${env.org}"]`);
   const cells = await row.locator("td").allInnerTexts();
-  assert.deepEqual(cells.slice(1), ["45 seconds", "at 70%", "22:00–07:00 (Europe/Berlin)"], cells.join(" | "));
+  assert.deepEqual(cells.slice(2), ["45 seconds", "at 70%", "22:00–07:00 (Europe/Berlin)"], cells.join(" | "));
 
   // E-mail: either its address is shown, or why it cannot be chosen.
   const email = form.getByLabel("E-mail me about questions");
@@ -191,6 +191,31 @@ test("Notifications: the server's field errors land next to their fields; an unk
   await context.close();
 });
 
+test("Notifications: a mail that did not get through is shown with the mail server's reason, as text", { timeout: 60_000 }, async () => {
+  const context = await newContext(browser);
+  await signInByApi(context);
+  // This demo Herald has no SMTP server: the answer of one that has, whose last mail failed, is stood in for.
+  await context.route((url) => url.pathname === "/api/v1/me/notifications", async (route) => {
+    if (route.request().method() !== "GET") return route.continue();
+    const real = await (await route.fetch()).json();
+    await route.fulfill({
+      json: {
+        ...real,
+        email_available: true,
+        last_email: { status: "retrying", at: new Date().toISOString(), error: "the mail server refused the recipient <b>x</b>", attempts: 2 },
+      },
+    });
+  });
+  const page = await openNotifications(context);
+  const warning = page.locator(".card .warning").filter({ hasText: "did not get through" });
+  await warning.waitFor();
+  const text = await warning.innerText();
+  assert.match(text, /the mail server refused the recipient <b>x<\/b>/, "the reason as text, never markup");
+  assert.match(text, /Herald will try again/);
+  assert.equal(await warning.locator("b").count(), 0);
+  await context.close();
+});
+
 test("Notifications: an admin sets the organisation's defaults there; a member sees none of it", { timeout: 60_000 }, async () => {
   const context = await newContext(browser);
   await signInByApi(context);
@@ -211,7 +236,7 @@ test("Notifications: an admin sets the organisation's defaults there; a member s
   assert.match(await page.locator(".org-defaults").innerText(), /Last changed .+ by /);
   // The person left theirs at the default: the org's now applies to them.
   const cells = await page.locator(`table.applied tr[data-org="${env.org}"] td`).allInnerTexts();
-  assert.deepEqual(cells.slice(1, 3), ["30 seconds", "at 60%"], cells.join(" | "));
+  assert.deepEqual(cells.slice(2, 4), ["30 seconds", "at 60%"], cells.join(" | "));
   await context.close();
 
   // A member: their own choices, no org defaults, no Webhooks page.

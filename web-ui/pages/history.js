@@ -10,7 +10,7 @@ const PAGE = 50;
 
 const OUTCOME = { accept: "Accepted", decline: "Declined", cancel: "Cancelled" };
 /** Through which channel a person's answer came, in words. */
-const VIA = { web: "the dashboard", email: "a link in a notification e-mail" };
+const VIA = { web: "the dashboard", email: "a link in a notification e-mail", push: "the dashboard, opened from a browser notification" };
 
 const DECIDER = {
   user: "you", policy: "the organisation's policy", timeout: "the deadline", server: "the server",

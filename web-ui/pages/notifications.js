@@ -1,12 +1,14 @@
 // Notifications: how Herald tells the signed-in person about a question while
-// they are away from the dashboard (by e-mail, after a delay, with one
-// reminder, never in quiet hours). The person's own choices, each one left
+// they are away from the dashboard (by e-mail or browser push, after a delay,
+// with one reminder, never in quiet hours). The person's own choices, each one left
 // empty meaning "my organisation's default"; what applies in each of their
-// organisations; and, for every org they administer, that org's defaults.
-// Everything a person or the server wrote is shown as text.
+// organisations; browser push on this device and the list of their devices
+// (pages/push-devices.js); and, for every org they administer, that org's
+// defaults. Everything a person or the server wrote is shown as text.
 
 import { api, el } from "../dom.js";
 import { isAdmin } from "../nav.js";
+import { pushSection } from "./push-devices.js";
 import { banner, busy, field, heading, isoTimeZones, localTimeZone, orgPath, showProblem, status, time, uid } from "../ui.js";
 
 /** Herald's own defaults, where an org sets none (the backend's, repeated for the help lines). */
@@ -20,7 +22,7 @@ export default async function render(root, { account }) {
   let prefs = await api("GET", "/me/notifications");
 
   const intro = el("section", { class: "card" },
-    heading("Notifications", "When a server asks you something and you are not looking, Herald can tell you by e-mail."),
+    heading("Notifications", "When a server asks you something and you are not looking, Herald can tell you by e-mail and with a notification in your browser."),
     el("ul", { class: "explain-list" },
       el("li", {}, "Herald notifies you only when you are not looking at the dashboard: while a dashboard tab of yours is visible, questions appear there and nothing is sent."),
       el("li", {}, `It waits a little first (the delay: ${HERALD.delay_secs} seconds unless changed), in case you come back in time.`),
@@ -29,15 +31,19 @@ export default async function render(root, { account }) {
       el("li", {}, "Each notification links to the question in your inbox.")));
 
   const emailNote = () => (prefs.email_available
-    ? el("p", { class: "muted" }, "E-mails go to ", el("strong", {}, prefs.address ?? account.user.email), ".")
+    ? el("div", {},
+      el("p", { class: "muted" }, "E-mails go to ", el("strong", {}, prefs.address ?? account.user.email), "."),
+      lastEmailTrouble(prefs.last_email))
     : null); // the e-mail choice's help line says it is not set up
   const emailSlot = el("div", {}, emailNote());
 
+  const pushAvailable = prefs.push_available !== false;
   const ownTitle = uid("own");
   const own = prefsForm({
     scope: "own",
     titleId: ownTitle,
     emailAvailable: prefs.email_available,
+    pushAvailable,
     submitLabel: "Save",
     save: async (body) => {
       prefs = await api("PUT", "/me/notifications", body);
@@ -59,12 +65,12 @@ export default async function render(root, { account }) {
     applied.replaceChildren(rows.length
       ? el("div", { class: "table-wrap" }, el("table", { class: "table applied stack-narrow" },
         el("caption", { class: "sr-only" }, "What applies to you in each organisation"),
-        el("thead", {}, el("tr", {}, ["Organisation", "E-mail", "Delay", "Reminder", "Quiet hours"].map((h) => el("th", { scope: "col" }, h)))),
+        el("thead", {}, el("tr", {}, ["Organisation", "E-mail", "Browser push", "Delay", "Reminder", "Quiet hours"].map((h) => el("th", { scope: "col" }, h)))),
         el("tbody", {}, rows.map((r) => el("tr", { "data-org": r.org },
           el("th", { scope: "row" }, r.name ?? r.org),
-          ...summaryCells(r.effective, prefs.email_available))))))
+          ...summaryCells(r.effective, prefs.email_available, pushAvailable))))))
       : el("p", { class: "muted" }, "You are not in any organisation yet. These apply: ",
-        summaryText(prefs.effective, prefs.email_available), "."));
+        summaryText(prefs.effective, prefs.email_available, pushAvailable), "."));
   };
   drawApplied();
   const appliedCard = el("section", { class: "card", "aria-labelledby": appliedTitle },
@@ -74,17 +80,31 @@ export default async function render(root, { account }) {
 
   // The defaults of every org the person administers.
   const adminOf = account.memberships.filter(isAdmin);
-  const defaultCards = adminOf.map((m) => orgDefaults(m, prefs.email_available, async () => {
+  const defaultCards = adminOf.map((m) => orgDefaults(m, prefs.email_available, pushAvailable, async () => {
     prefs = await api("GET", "/me/notifications");
     drawApplied();
   }));
 
-  root.append(intro, errors, ownCard, appliedCard, ...defaultCards.map((d) => d.node));
-  await Promise.all(defaultCards.map((d) => d.load()));
+  // Browser push on this device, and every device of the person's.
+  const push = pushSection({ pushAvailable });
+
+  root.append(intro, errors, ownCard, ...push.nodes, appliedCard, ...defaultCards.map((d) => d.node));
+  await Promise.all([push.load(), ...defaultCards.map((d) => d.load())]);
 }
 
 /** An org's defaults, for its admins: the same choices, for everyone who leaves theirs at the default. */
-function orgDefaults(membership, emailAvailable, onSaved) {
+/** A warning when the latest mail to the person did not get through (null when it did, or none was sent). */
+function lastEmailTrouble(last) {
+  if (!last || last.status === "delivered") return null;
+  const why = last.error ? `: ${last.error}` : ".";
+  const next = last.status === "retrying"
+    ? "Herald will try again."
+    : "Herald gave up on it; the question stayed in your inbox. If this keeps happening, check your address with your operator.";
+  return el("p", { class: "warning", role: "status" },
+    "Your latest notification e-mail (", time(last.at), ") did not get through", why, " ", next);
+}
+
+function orgDefaults(membership, emailAvailable, pushAvailable, onSaved) {
   const { slug, name } = membership.org;
   const titleId = uid("defaults");
   const errors = banner();
@@ -93,6 +113,7 @@ function orgDefaults(membership, emailAvailable, onSaved) {
     scope: "org",
     titleId,
     emailAvailable,
+    pushAvailable,
     submitLabel: "Save defaults",
     save: async (body) => {
       const stored = await api("PUT", orgPath(slug, "/notifications/defaults"), body);
@@ -126,12 +147,12 @@ function orgDefaults(membership, emailAvailable, onSaved) {
 }
 
 /**
- * The four choices as a form: e-mail (default / on / off), the delay, the reminder and quiet
- * hours. `scope` "own" (empty = the organisation's default) or "org" (empty = Herald's default).
+ * The choices as a form: e-mail and browser push (each default / on / off), the delay, the
+ * reminder and quiet hours. `scope` "own" (empty = the organisation's default) or "org" (empty = Herald's default).
  * `save(body)` stores the body and returns what was stored, to show; field errors from a 422
  * land next to their fields. Returns { node, fill(values) }.
  */
-function prefsForm({ scope, titleId, emailAvailable, submitLabel, save }) {
+function prefsForm({ scope, titleId, emailAvailable, pushAvailable, submitLabel, save }) {
   const mine = scope === "own";
   const theDefault = mine ? "your organisation's default" : "Herald's default";
   const errors = banner();
@@ -144,6 +165,15 @@ function prefsForm({ scope, titleId, emailAvailable, submitLabel, save }) {
   { help: !emailAvailable ? "E-mail is not set up on this Herald; ask your operator."
     : mine ? "The default is what your organisation chose (see the table below)."
       : "Off sends no one an e-mail unless they turn it on for themselves." });
+
+  // Like e-mail: empty (null) follows the default, which is on.
+  const push = field(mine ? "Browser push notifications to my devices" : "Browser push notifications to people's devices", el("select", { disabled: !pushAvailable },
+    el("option", { value: "" }, mine ? "Organisation's default" : "Herald's default (on)"),
+    el("option", { value: "on" }, "On"),
+    el("option", { value: "off" }, "Off")),
+  { help: !pushAvailable ? "Browser push is not set up on this Herald; ask your operator."
+    : mine ? "To the browsers turned on under “This device” (see Devices below). The default is what your organisation chose."
+      : "Off sends no one a browser notification unless they turn it on for themselves." });
 
   const delay = field("Delay before notifying (seconds)",
     el("input", { type: "number", min: DELAY[0], max: DELAY[1], step: 1, inputmode: "numeric", autocomplete: "off" }),
@@ -168,13 +198,14 @@ function prefsForm({ scope, titleId, emailAvailable, submitLabel, save }) {
   const quiet = el("fieldset", { class: "quiet-hours" }, el("legend", {}, "Quiet hours"), quietOn.node, quietFields);
 
   const fields = {
-    email, delay_secs: delay, reminder_percent: reminder, quiet_hours: quietOn,
+    email, push, delay_secs: delay, reminder_percent: reminder, quiet_hours: quietOn,
     "quiet_hours.start": start, "quiet_hours.end": end, "quiet_hours.time_zone": zone,
   };
 
   const fill = (values) => {
     const v = values ?? {};
     email.control.value = v.email === true ? "on" : v.email === false ? "off" : "";
+    push.control.value = v.push === true ? "on" : v.push === false ? "off" : "";
     delay.control.value = v.delay_secs ?? "";
     reminder.control.value = v.reminder_percent ?? "";
     quietOn.control.checked = v.quiet_hours != null;
@@ -199,6 +230,7 @@ function prefsForm({ scope, titleId, emailAvailable, submitLabel, save }) {
     };
     const body = {
       email: email.control.value === "on" ? true : email.control.value === "off" ? false : null,
+      push: push.control.value === "on" ? true : push.control.value === "off" ? false : null,
       delay_secs: whole(delay, DELAY, `Must be between ${DELAY[0]} and ${DELAY[1]} seconds.`),
       reminder_percent: whole(reminder, REMINDER, `Must be 0 (no reminder) or between ${REMINDER[0]} and ${REMINDER[1]}.`, (n) => n === 0),
       quiet_hours: null,
@@ -224,7 +256,7 @@ function prefsForm({ scope, titleId, emailAvailable, submitLabel, save }) {
 
   const submit = el("button", { type: "submit" }, submitLabel);
   const form = el("form", { class: "prefs", novalidate: true, "aria-labelledby": titleId },
-    errors, email.node, delay.node, reminder.node, quiet, el("div", { class: "actions" }, submit), said);
+    errors, email.node, push.node, delay.node, reminder.node, quiet, el("div", { class: "actions" }, submit), said);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     errors.show("");
@@ -266,15 +298,17 @@ function delayWords(secs) {
 const reminderWords = (percent) => (percent == null ? "—" : percent === 0 ? "none" : `at ${percent}%`);
 const quietWords = (q) => (q ? `${q.start}–${q.end} (${q.time_zone.replaceAll("_", " ")})` : "none");
 const emailWords = (on, available) => (!available ? "off (not set up)" : on ? "on" : "off");
+// The default is on: a document without `push` (an older Herald) means on.
+const pushWords = (on, available) => emailWords(on !== false, available);
 
-function summaryCells(effective, available) {
+function summaryCells(effective, emailAvailable, pushAvailable) {
   const e = effective ?? {};
-  return [["E-mail", emailWords(e.email, available)], ["Delay", delayWords(e.delay_secs)],
+  return [["E-mail", emailWords(e.email, emailAvailable)], ["Browser push", pushWords(e.push, pushAvailable)], ["Delay", delayWords(e.delay_secs)],
     ["Reminder", reminderWords(e.reminder_percent)], ["Quiet hours", quietWords(e.quiet_hours)]]
     .map(([label, text]) => el("td", { "data-label": label }, text));
 }
 
-function summaryText(effective, available) {
+function summaryText(effective, emailAvailable, pushAvailable) {
   const e = effective ?? {};
-  return `e-mail ${emailWords(e.email, available)}, delay ${delayWords(e.delay_secs)}, reminder ${reminderWords(e.reminder_percent)}, quiet hours ${quietWords(e.quiet_hours)}`;
+  return `e-mail ${emailWords(e.email, emailAvailable)}, browser push ${pushWords(e.push, pushAvailable)}, delay ${delayWords(e.delay_secs)}, reminder ${reminderWords(e.reminder_percent)}, quiet hours ${quietWords(e.quiet_hours)}`;
 }
