@@ -152,25 +152,31 @@ function orgDefaults(membership, emailAvailable, pushAvailable, onSaved) {
  * `save(body)` stores the body and returns what was stored, to show; field errors from a 422
  * land next to their fields. Returns { node, fill(values) }.
  */
+/** A choice of On, Off or the default (empty: the stored value is null). */
+function onOffSelect(defaultLabel, disabled) {
+  return el("select", { disabled },
+    el("option", { value: "" }, defaultLabel),
+    el("option", { value: "on" }, "On"),
+    el("option", { value: "off" }, "Off"));
+}
+const onOffValue = (stored) => (stored === true ? "on" : stored === false ? "off" : "");
+const onOffChoice = (value) => (value === "on" ? true : value === "off" ? false : null);
+
 function prefsForm({ scope, titleId, emailAvailable, pushAvailable, submitLabel, save }) {
   const mine = scope === "own";
   const theDefault = mine ? "your organisation's default" : "Herald's default";
   const errors = banner();
   const said = status();
 
-  const email = field(mine ? "E-mail me about questions" : "E-mail people about questions", el("select", { disabled: !emailAvailable },
-    el("option", { value: "" }, mine ? "Organisation's default" : "Herald's default"),
-    el("option", { value: "on" }, "On"),
-    el("option", { value: "off" }, "Off")),
+  const email = field(mine ? "E-mail me about questions" : "E-mail people about questions",
+    onOffSelect(mine ? "Organisation's default" : "Herald's default", !emailAvailable),
   { help: !emailAvailable ? "E-mail is not set up on this Herald; ask your operator."
     : mine ? "The default is what your organisation chose (see the table below)."
       : "Off sends no one an e-mail unless they turn it on for themselves." });
 
   // Like e-mail: empty (null) follows the default, which is on.
-  const push = field(mine ? "Browser push notifications to my devices" : "Browser push notifications to people's devices", el("select", { disabled: !pushAvailable },
-    el("option", { value: "" }, mine ? "Organisation's default" : "Herald's default (on)"),
-    el("option", { value: "on" }, "On"),
-    el("option", { value: "off" }, "Off")),
+  const push = field(mine ? "Browser push notifications to my devices" : "Browser push notifications to people's devices",
+    onOffSelect(mine ? "Organisation's default" : "Herald's default (on)", !pushAvailable),
   { help: !pushAvailable ? "Browser push is not set up on this Herald; ask your operator."
     : mine ? "To the browsers turned on under “This device” (see Devices below). The default is what your organisation chose."
       : "Off sends no one a browser notification unless they turn it on for themselves." });
@@ -204,8 +210,8 @@ function prefsForm({ scope, titleId, emailAvailable, pushAvailable, submitLabel,
 
   const fill = (values) => {
     const v = values ?? {};
-    email.control.value = v.email === true ? "on" : v.email === false ? "off" : "";
-    push.control.value = v.push === true ? "on" : v.push === false ? "off" : "";
+    email.control.value = onOffValue(v.email);
+    push.control.value = onOffValue(v.push);
     delay.control.value = v.delay_secs ?? "";
     reminder.control.value = v.reminder_percent ?? "";
     quietOn.control.checked = v.quiet_hours != null;
@@ -229,8 +235,8 @@ function prefsForm({ scope, titleId, emailAvailable, pushAvailable, submitLabel,
       return n;
     };
     const body = {
-      email: email.control.value === "on" ? true : email.control.value === "off" ? false : null,
-      push: push.control.value === "on" ? true : push.control.value === "off" ? false : null,
+      email: onOffChoice(email.control.value),
+      push: onOffChoice(push.control.value),
       delay_secs: whole(delay, DELAY, `Must be between ${DELAY[0]} and ${DELAY[1]} seconds.`),
       reminder_percent: whole(reminder, REMINDER, `Must be 0 (no reminder) or between ${REMINDER[0]} and ${REMINDER[1]}.`, (n) => n === 0),
       quiet_hours: null,

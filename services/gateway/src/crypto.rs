@@ -145,6 +145,11 @@ pub fn token_hash(secret: &str) -> Vec<u8> {
     sha256(secret.as_bytes())
 }
 
+/// Bytes as lower-case hex (signatures, hashes shown to people).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 pub fn sha256(data: &[u8]) -> Vec<u8> {
     digest::digest(&digest::SHA256, data).as_ref().to_vec()
 }

@@ -52,6 +52,9 @@ pub enum ApiError {
     /// Sign-ins refused for a while: too many failed for the account or from the address.
     #[error("too many failed sign-ins; try again in {}", wait_words(*.retry_after))]
     TooManyAttempts { retry_after: u64 },
+    /// The same thing was asked for a moment ago (a test notification); the text says what.
+    #[error("{detail}")]
+    TooSoon { retry_after: u64, detail: &'static str },
     /// Every password hashing slot is busy (see `crate::passwords`).
     #[error("Herald is busy checking other sign-ins; try again in a moment")]
     Busy { retry_after: u64 },
@@ -93,6 +96,7 @@ impl ApiError {
                 (StatusCode::TOO_MANY_REQUESTS, "too-many-attempts", "Too many failed sign-ins")
             }
             Busy { .. } => (StatusCode::SERVICE_UNAVAILABLE, "busy", "Busy"),
+            TooSoon { .. } => (StatusCode::TOO_MANY_REQUESTS, "too-soon", "Asked for a moment ago"),
             Upstream(_) => (StatusCode::BAD_GATEWAY, "upstream-error", "The upstream server failed"),
             UpstreamTimeout(_) => (
                 StatusCode::GATEWAY_TIMEOUT,
@@ -145,9 +149,9 @@ impl IntoResponse for ApiError {
             other => (other.to_string(), &[]),
         };
         let retry_after = match self {
-            ApiError::TooManyAttempts { retry_after } | ApiError::Busy { retry_after } => {
-                Some(retry_after.max(1))
-            }
+            ApiError::TooManyAttempts { retry_after }
+            | ApiError::Busy { retry_after }
+            | ApiError::TooSoon { retry_after, .. } => Some(retry_after.max(1)),
             _ => None,
         };
         let mut response = problem_document(status, code, title, detail, errors, retry_after);

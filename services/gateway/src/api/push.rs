@@ -37,7 +37,7 @@ impl From<PushDevice> for DeviceView {
             id: d.id,
             name: d.name,
             push_service: d.push_service,
-            endpoint_hash: d.endpoint_hash.iter().map(|b| format!("{b:02x}")).collect(),
+            endpoint_hash: crate::crypto::hex(&d.endpoint_hash),
             created_at: d.created_at,
             last_sent_at: d.last_sent_at,
             last_error: d.last_error,
@@ -148,6 +148,10 @@ pub async fn test_device(
         .await?
         .filter(|d| d.user_id == user_id)
         .ok_or(ApiError::NotFound)?;
+    state.notifier.pump.may_test(device.id).map_err(|retry_after| ApiError::TooSoon {
+        retry_after,
+        detail: "this browser was sent 3 tests in the last minute; try again in a moment",
+    })?;
     let message = push::test_message();
     let out = Outgoing { message: &message, ttl: push::TEST_TTL, topic: None, urgency: "normal" };
     let result = match state.notifier.pump.push_to(&device, &out).await {

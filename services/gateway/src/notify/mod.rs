@@ -119,12 +119,14 @@ impl Notifier {
     /// delay, reminders before the deadline.
     async fn follow(self: Arc<Self>, e: Elicitation, stop: CancellationToken) {
         let has_webhooks = self.enqueue_webhooks(&e, NotifyEvent::Created).await;
+        // Read once: a browser turned on while the question waits hears of the next one.
+        let has_browsers = self.has_browsers(e.user_id).await;
         // Nothing more to send for it (no mail here, no browser, no webhook in the org): read nothing more.
-        if !has_webhooks && !self.email_available && !self.has_browsers(e.user_id).await {
+        if !has_webhooks && !self.email_available && !has_browsers {
             return;
         }
         let prefs = self.prefs(e.user_id, e.org_id).await;
-        let to_person = (self.email_available && prefs.email) || prefs.push;
+        let to_person = (self.email_available && prefs.email) || (has_browsers && prefs.push);
         let lifetime = e.expires_at - e.created_at;
         let first = e.created_at + time::Duration::seconds(prefs.delay_secs.into());
         let reminder = (prefs.reminder_percent > 0)

@@ -31,6 +31,10 @@ const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_RETRY: Duration = Duration::from_secs(3600);
 /// What of a receiver's answer is read (and dropped): enough to finish the response.
 const RESPONSE_READ_LIMIT: usize = 64 * 1024;
+/// A person's tests of one browser, at most this many a minute per replica: the endpoint is
+/// theirs to choose, and each test is a request from Herald to it.
+pub const TEST_PUSHES_PER_MINUTE: usize = 3;
+const MINUTE: Duration = Duration::from_secs(60);
 
 pub struct Pump {
     store: Arc<dyn Store>,
@@ -40,6 +44,8 @@ pub struct Pump {
     mailer: Option<Mailer>,
     pub vapid: Vapid,
     egress: crate::egress::EgressPolicy,
+    /// When each browser was sent its tests of the last minute (only browsers with any).
+    tested: std::sync::Mutex<std::collections::HashMap<Uuid, Vec<std::time::Instant>>>,
     retry_first: Duration,
     attempts: u32,
     due: Notify,
@@ -84,6 +90,7 @@ impl Pump {
             mailer,
             vapid,
             egress: egress.clone(),
+            tested: Default::default(),
             retry_first: settings.retry_first,
             attempts: settings.attempts,
             due: Notify::new(),
@@ -261,6 +268,22 @@ impl Pump {
             Pushed::Refused(status, error) => Err((status.map(i64::from), error, true)),
             Pushed::Failed(status, error) => Err((status.map(i64::from), error, false)),
         }
+    }
+
+    /// Whether `device` may be sent a test now; if not, the seconds until it may.
+    pub fn may_test(&self, device: Uuid) -> Result<(), u64> {
+        let now = std::time::Instant::now();
+        let mut tested = self.tested.lock().expect("tested lock");
+        tested.retain(|_, times| {
+            times.retain(|at| now.duration_since(*at) < MINUTE);
+            !times.is_empty()
+        });
+        let times = tested.entry(device).or_default();
+        if times.len() >= TEST_PUSHES_PER_MINUTE {
+            return Err((MINUTE - now.duration_since(times[0])).as_secs().max(1));
+        }
+        times.push(now);
+        Ok(())
     }
 
     /// Sends `message` to one browser now, and records how it went on the

@@ -41,8 +41,7 @@ pub fn signature(secret: &str, t: i64, body: &[u8]) -> String {
     ctx.update(b".");
     ctx.update(body);
     let tag = ctx.sign();
-    let hex: String = tag.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-    format!("t={t},v1={hex}")
+    format!("t={t},v1={}", crate::crypto::hex(tag.as_ref()))
 }
 
 fn when(t: OffsetDateTime) -> String {

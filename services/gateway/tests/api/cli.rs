@@ -376,12 +376,9 @@ async fn a_dashboard_visible_on_one_replica_keeps_another_from_pushing() {
     let db = sqlx::PgPool::connect(&r._db.url()).await.unwrap();
     let presence_rows =
         async || -> i64 { sqlx::query_scalar("SELECT COUNT(*) FROM presence").fetch_one(&db).await.unwrap() };
-    let deploy = |service: &'static str| {
+    let deploy = |service| {
         let agent = crate::mcp_support::Agent::modern_at(&r.bases[0], "acme", &token, "demo");
-        tokio::spawn(async move {
-            let arguments = json!({ "service": service, "environment": "staging" });
-            crate::mcp_support::text(&agent.call(1, "deploy", arguments).await)
-        })
+        crate::mcp_support::deploy_in_background(agent, service, "staging")
     };
 
     let mut on_b = crate::mcp_support::Dashboard::open_at(&r.bases[1], &token).await;

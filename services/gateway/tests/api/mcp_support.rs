@@ -349,6 +349,17 @@ impl Agent {
     }
 }
 
+/// The demo server's `deploy` of `service` to `environment`, called through `agent` in the
+/// background (it waits for a person); the tool's text once it is answered.
+pub fn deploy_in_background(
+    agent: Agent,
+    service: &str,
+    environment: &str,
+) -> tokio::task::JoinHandle<String> {
+    let arguments = json!({ "service": service, "environment": environment });
+    tokio::spawn(async move { text(&agent.call(1, "deploy", arguments).await) })
+}
+
 pub fn raw(value: &Value) -> Box<serde_json::value::RawValue> {
     serde_json::value::RawValue::from_string(value.to_string()).unwrap()
 }

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::mcp_support::{Agent, Dashboard, text, with_demo};
+use crate::mcp_support::{Agent, Dashboard, deploy_in_background, text, with_demo};
 use crate::support::{Session, TestApp, body, fields, problem};
 
 /// How long a test waits for something Herald sends on its own.
@@ -474,11 +474,8 @@ async fn a_person_who_is_not_looking_gets_an_email_after_their_delay_and_one_who
     let (owner, token, _demo) = with_demo(&app, herald_demo_server::Options::default()).await;
     assert_eq!(body(owner.get("/api/v1/me/notifications").await).await["email_available"], true);
     owner.put("/api/v1/me/notifications", &json!({ "delay_secs": 0, "reminder_percent": 0 })).await;
-    let deploy = |service: &'static str, environment: &'static str| {
-        let agent = Agent::modern(&app, &token, "demo");
-        tokio::spawn(async move {
-            text(&agent.call(1, "deploy", json!({ "service": service, "environment": environment })).await)
-        })
+    let deploy = |service, environment| {
+        deploy_in_background(Agent::modern(&app, &token, "demo"), service, environment)
     };
 
     // Looking (a visible dashboard): answered there, and no mail about it.
@@ -538,6 +535,12 @@ async fn an_smtp_server_that_is_down_delays_nothing_and_the_question_stays_answe
     let question = eventually("the question pending", async || {
         let pending = body(owner.get("/api/v1/orgs/acme/elicitations?status=pending").await).await;
         pending["elicitations"].as_array().and_then(|l| l.first()).cloned()
+    })
+    .await;
+    // The mail is tried and fails (and will be retried), while the question waits.
+    eventually("the first failed attempt recorded", async || {
+        let shown = body(owner.get("/api/v1/me/notifications").await).await;
+        (shown["last_email"]["status"] == "retrying").then_some(())
     })
     .await;
     let answer = owner

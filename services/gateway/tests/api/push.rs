@@ -14,7 +14,7 @@ use p256::elliptic_curve::sec1::ToEncodedPoint;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::mcp_support::{Agent, Dashboard, text, with_demo};
+use crate::mcp_support::{Agent, Dashboard, deploy_in_background, with_demo};
 use crate::notifications::eventually;
 use crate::support::{Session, TestApp, body, fields, problem};
 
@@ -270,11 +270,8 @@ async fn a_question_nobody_is_looking_at_is_pushed_encrypted_and_signed_and_its_
     assert_eq!(test["message"]["kind"], "test");
     assert!(test["claims"]["sub"].as_str().unwrap().starts_with("mailto:"), "{test}");
 
-    let deploy = |service: &'static str, environment: &'static str| {
-        let agent = Agent::modern(&app, &token, "demo");
-        tokio::spawn(async move {
-            text(&agent.call(1, "deploy", json!({ "service": service, "environment": environment })).await)
-        })
+    let deploy = |service, environment| {
+        deploy_in_background(Agent::modern(&app, &token, "demo"), service, environment)
     };
     // Looking (a visible dashboard): answered there, nothing pushed.
     let mut dashboard = Dashboard::open(&app, &token).await;
@@ -340,6 +337,12 @@ async fn a_question_nobody_is_looking_at_is_pushed_encrypted_and_signed_and_its_
     owner.post(&format!("/api/v1/me/push/devices/{device}/test"), &json!({})).await;
     let messages = push.await_messages(&sub, 4).await;
     assert_eq!(messages[3]["message"]["kind"], "test", "nothing was pushed in between: {messages:?}");
+    // Tests are bounded: a third this minute goes, a fourth is refused and sends nothing.
+    owner.post(&format!("/api/v1/me/push/devices/{device}/test"), &json!({})).await;
+    let refused = owner.post(&format!("/api/v1/me/push/devices/{device}/test"), &json!({})).await;
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(push.messages(&sub).await.len(), 5);
 }
 
 #[tokio::test]
@@ -353,10 +356,7 @@ async fn a_failing_push_service_is_tried_again_and_an_expired_subscription_is_fo
     let (flaky, _) = subscribed(&owner, &push, &[503, 500]).await;
     let (expired, expired_device) = subscribed(&owner, &push, &[410]).await;
 
-    let agent = Agent::modern(&app, &token, "demo");
-    let call = tokio::spawn(async move {
-        text(&agent.call(1, "deploy", json!({ "service": "api", "environment": "production" })).await)
-    });
+    let call = deploy_in_background(Agent::modern(&app, &token, "demo"), "api", "production");
     let attempts = push.await_messages(&flaky, 3).await;
     assert_eq!(attempts.iter().map(|m| m["status"].as_u64().unwrap()).collect::<Vec<_>>(), [503, 500, 201]);
     assert!(attempts.iter().all(|m| m["message"]["kind"] == "question"));
