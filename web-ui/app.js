@@ -118,6 +118,24 @@ async function me() {
   }
 }
 
+/** What a failed sign-in through an identity provider means (api/sso.rs names the codes). */
+const SIGN_IN_FAILURES = {
+  attempt_unknown: "That sign-in was already used or has expired. Start again.",
+  other_browser: "That sign-in was started in another browser, or this browser lost its cookie. Start again here.",
+  wrong_issuer: "The answer did not come from the identity provider Herald sent you to, so it was not trusted.",
+  refused: "Your identity provider did not sign you in.",
+  unreachable: "Herald could not reach the identity provider. Try again in a moment; if it goes on, tell your administrator.",
+  misconfigured: "The identity provider is not set up correctly for Herald. Tell your administrator.",
+  token_rejected: "The identity provider's answer could not be verified, so it was not trusted.",
+  token_expired: "The identity provider's answer had already expired (is its clock right?). Try again; if it goes on, tell your administrator.",
+  no_email: "Your identity provider did not tell Herald your e-mail address.",
+  email_unverified: "Your identity provider has not verified your e-mail address.",
+  domain_not_allowed: "People with this e-mail domain cannot sign in here.",
+  not_linked: "An account with your e-mail address exists here but is not linked to this identity provider.",
+  removed: "You were removed from the organisation.",
+  no_provider: "That identity provider is not set up here.",
+};
+
 const pages = {
   async "/"() {
     const account = await me();
@@ -148,8 +166,32 @@ const pages = {
   },
 
   async "/login"() {
-    show(form("Sign in", null, [["email", "Email", "email"], ["password", "Password", "password"]], "Sign in",
-      async (values) => { await api("POST", "/auth/login", values); location.assign("/"); }));
+    const params = new URLSearchParams(location.search);
+    let options = { password: true, providers: [] };
+    try {
+      options = await api("GET", "/auth/sign-in-options");
+    } catch { /* the password form still works */ }
+    const failure = params.get("sso_error");
+    const detail = params.get("sso_detail");
+    // Said once: a reload shows the plain page.
+    if (failure) history.replaceState(null, "", "/login");
+    const failed = failure ? el("div", { class: "banner", role: "alert" },
+      SIGN_IN_FAILURES[failure] ?? "Signing in through your identity provider did not work.",
+      detail ? el("span", { class: "detail" }, ` (${detail})`) : null) : null;
+    const providers = options.providers.map((p) =>
+      el("a", { class: "button sso", href: p.start }, `Sign in with ${p.name}`));
+    const passwordForm = options.password
+      ? form("Sign in", null, [["email", "Email", "email"], ["password", "Password", "password"]], "Sign in",
+        async (values) => { await api("POST", "/auth/login", values); location.assign("/"); })
+      : null;
+    if (!passwordForm) {
+      return show(el("section", { class: "card" }, el("h1", {}, "Sign in"), failed, el("div", { class: "sso-buttons" }, providers)));
+    }
+    if (providers.length) {
+      passwordForm.querySelector("h1").after(failed ?? "", el("div", { class: "sso-buttons" }, providers),
+        el("p", { class: "muted or" }, "or with your password"));
+    }
+    show(passwordForm);
   },
 
   async "/setup"() {

@@ -8,7 +8,8 @@
 #                                @modelcontextprotocol/server-everything@2026.8.31,
 #                                @modelcontextprotocol/conformance@0.2.0-alpha.12,
 #                                @modelcontextprotocol/sdk@1.32.2 (the TypeScript SDK, v1),
-#                                @modelcontextprotocol/client@2.4.0 (the TypeScript SDK v2 client)
+#                                @modelcontextprotocol/client@2.4.0 (the TypeScript SDK v2 client),
+#                                oidc-provider@9.13.3 (the OpenID Provider run by oidc/provider.mjs)
 #
 # Only PyPI (pip) and the npm registry (npm) are contacted.  Idempotent: each component is
 # checked first (versions, stamp of the pin file) and skipped when already right, so a rerun
@@ -32,6 +33,7 @@ CONFORMANCE_VERSION=0.2.0-alpha.12
 MCP_VERSION=2.3.0
 TS_SDK_VERSION=1.32.2
 TS_CLIENT_VERSION=2.4.0
+OIDC_PROVIDER_VERSION=9.13.3
 
 log() { printf '%s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -79,6 +81,7 @@ npm_ok() {
     [ "$(pkg_version @modelcontextprotocol/conformance)" = "$CONFORMANCE_VERSION" ] &&
     [ "$(pkg_version @modelcontextprotocol/sdk)" = "$TS_SDK_VERSION" ] &&
     [ "$(pkg_version @modelcontextprotocol/client)" = "$TS_CLIENT_VERSION" ] &&
+    [ "$(pkg_version oidc-provider)" = "$OIDC_PROVIDER_VERSION" ] &&
     [ -f "$lock_stamp" ] && [ "$(cat "$lock_stamp")" = "$(sha "$nodedir/package-lock.json")" ]
 }
 
@@ -104,3 +107,4 @@ log "node runtime: $("$node22" --version) at tests/peers/node/node_modules/.bin/
 log "server-everything: @modelcontextprotocol/server-everything@$(pkg_version @modelcontextprotocol/server-everything) ($npm_state)"
 log "conformance: @modelcontextprotocol/conformance@$("$node22" "$nodedir/node_modules/.bin/conformance" --version) ($npm_state)"
 log "typescript sdk: @modelcontextprotocol/sdk@$(pkg_version @modelcontextprotocol/sdk), @modelcontextprotocol/client@$(pkg_version @modelcontextprotocol/client) ($npm_state)"
+log "openid provider: oidc-provider@$(pkg_version oidc-provider) ($npm_state)"

@@ -123,6 +123,48 @@ export default async function render(root, { org, role, account, membership }) {
   root.append(
     el("section", { class: "card" }, heading("Members", `People in ${membership.org.name} and what they may do.`), said, listErrors, members),
     el("section", { class: "card" }, el("h2", {}, "Pending invites"), invites),
-    linkSlot, form);
+    linkSlot, form, await signInCard(org, membership));
   await refresh();
+}
+
+/** How the org's members sign in: its identity provider, and whether passwords are allowed. */
+async function signInCard(org, membership) {
+  const said = status();
+  const errors = banner();
+  const card = el("section", { class: "card", "aria-labelledby": "sign-in-heading" });
+  let settings;
+  try {
+    settings = await api("GET", orgPath(org, "/sign-in"));
+  } catch (error) {
+    card.append(el("h2", { id: "sign-in-heading" }, "Sign-in"), el("p", { class: "error" }, error.message));
+    return card;
+  }
+  const draw = () => {
+    const providers = settings.providers.length
+      ? el("ul", { class: "rows" }, settings.providers.map((p) => el("li", { class: "row" },
+        el("div", { class: "row-main" }, el("strong", {}, p.name), el("div", { class: "muted small" }, p.issuer),
+          el("div", { class: "muted small" }, p.you_signed_in_with_it ? "You have signed in with it." : "You have not signed in with it yet.")))))
+      : el("p", { class: "muted" }, "No identity provider is set up for this organisation: members sign in with a password.");
+    const toggle = el("input", { type: "checkbox", id: "password-sign-in", checked: settings.password_sign_in });
+    const help = settings.password_sign_in
+      ? "Members may also sign in with a password. Turn this off to have everyone sign in through the identity provider."
+      : "Members sign in through the identity provider only; a password sign-in is refused with a pointer to its button.";
+    toggle.addEventListener("change", () => busy(toggle, async () => {
+      errors.show("");
+      try {
+        settings = await api("PUT", orgPath(org, "/sign-in"), { password_sign_in: toggle.checked });
+        said.say(settings.password_sign_in ? "Password sign-in is allowed again." : "Password sign-in is off: members sign in through the identity provider.");
+        draw();
+      } catch (error) {
+        toggle.checked = settings.password_sign_in;
+        errors.show(error.message);
+      }
+    }));
+    card.replaceChildren(el("h2", { id: "sign-in-heading" }, "Sign-in"),
+      el("p", { class: "muted" }, `How people sign in to ${membership.org.name}.`), said, errors, providers,
+      el("div", { class: "switch-row" }, toggle, el("label", { for: "password-sign-in" }, "Allow password sign-in")),
+      el("p", { class: "help" }, help));
+  };
+  draw();
+  return card;
 }

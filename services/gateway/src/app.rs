@@ -37,6 +37,8 @@ pub struct AppInner {
     pub passwords: Passwords,
     /// Open dashboard websockets per person (`HERALD_MAX_WEBSOCKETS_PER_USER`).
     pub sockets: crate::api::ws::Seats,
+    /// Passwords and identity providers: what is known of each provider.
+    pub sign_in: Arc<crate::sso::SignIn>,
 }
 
 impl Deref for AppState {
@@ -111,7 +113,19 @@ impl AppState {
             &config.egress,
             config.public_url.clone(),
         );
-        Self(Arc::new(AppInner { lookups, passwords, sockets, config, store, keys, broker, proxy, notifier }))
+        let sign_in = Arc::new(crate::sso::SignIn::new(config.sign_in.clone()));
+        Self(Arc::new(AppInner {
+            lookups,
+            passwords,
+            sockets,
+            config,
+            store,
+            keys,
+            broker,
+            proxy,
+            notifier,
+            sign_in,
+        }))
     }
 }
 

@@ -96,7 +96,7 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<Value>) {
 
 /// Every action Herald writes, with the title a filter shows for it (an
 /// entry's own title may say more: [`describe`]).
-pub const ACTIONS: [(&str, &str); 23] = [
+pub const ACTIONS: [(&str, &str); 25] = [
     ("policy.updated", "Policy changed"),
     ("server.registered", "Server registered"),
     ("server.updated", "Server changed"),
@@ -105,6 +105,8 @@ pub const ACTIONS: [(&str, &str); 23] = [
     ("server.restored", "Server restored"),
     ("member.role_changed", "Role changed"),
     ("member.removed", "Member removed or left"),
+    ("member.joined", "Member joined through single sign-on"),
+    ("org.sign_in_changed", "Sign-in settings changed"),
     ("invite.created", "Invite created"),
     ("invite.revoked", "Invite revoked"),
     ("invite.accepted", "Invite accepted"),

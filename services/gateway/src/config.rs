@@ -111,6 +111,8 @@ pub struct RawSettings {
     pub hardening: RawHardening,
     #[command(flatten)]
     pub notify: crate::notify::settings::RawNotifySettings,
+    #[command(flatten)]
+    pub sign_in: crate::sso::settings::RawSignInSettings,
 }
 
 /// What keeps one tenant (or a stranger) from taking the service down, or
@@ -285,6 +287,8 @@ pub struct Config {
     pub hardening: Hardening,
     /// E-mail (SMTP) and how deliveries are retried.
     pub notify: crate::notify::settings::NotifySettings,
+    /// Passwords, and the instance's identity provider.
+    pub sign_in: crate::sso::settings::SignInSettings,
 }
 
 /// The typed form of [`RawHardening`].
@@ -655,6 +659,8 @@ impl Config {
         let limits = Self::limits(&raw.limits)?;
         let hardening = Hardening::from_raw(&raw.hardening)?;
         let notify = crate::notify::settings::NotifySettings::from_raw(&raw.notify, &public_url)?;
+        let sign_in =
+            crate::sso::settings::SignInSettings::from_raw(&raw.sign_in, is_loopback_url(&public_url))?;
         if hardening.metrics_listen.is_some() && !metrics_endpoint {
             return Err(bad(
                 "--metrics-listen",
@@ -667,6 +673,7 @@ impl Config {
         }
         Ok(Self {
             notify,
+            sign_in,
             upstream,
             limits,
             egress,
@@ -887,6 +894,7 @@ mod tests {
             limits: LimitSettings::default(),
             hardening: RawHardening::default(),
             notify: Default::default(),
+            sign_in: Default::default(),
             upstream_allow: None,
             upstream_allow_cidrs: None,
         }

@@ -29,6 +29,7 @@ pub mod passwords;
 pub mod problem;
 pub mod proxy;
 pub mod replicas;
+pub mod sso;
 pub mod storage;
 pub mod telemetry;
 pub mod throttle;

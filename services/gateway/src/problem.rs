@@ -37,6 +37,9 @@ pub enum ApiError {
     InvalidCredentials,
     #[error("{0}")]
     Forbidden(&'static str),
+    /// Password sign-in is off for this instance, or for an organisation of the person's.
+    #[error("{0}")]
+    PasswordSignInOff(String),
     #[error("cross-site requests are not allowed")]
     CrossSite,
     #[error("not found")]
@@ -86,6 +89,9 @@ impl ApiError {
                 (StatusCode::UNAUTHORIZED, "invalid-credentials", "Wrong email or password")
             }
             Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Not allowed"),
+            PasswordSignInOff(_) => {
+                (StatusCode::FORBIDDEN, "password-sign-in-off", "Sign in through your identity provider")
+            }
             CrossSite => (StatusCode::FORBIDDEN, "cross-site-request", "Cross-site request refused"),
             NotFound => (StatusCode::NOT_FOUND, "not-found", "Not found"),
             MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed", "Method not allowed"),

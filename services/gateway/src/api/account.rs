@@ -34,6 +34,11 @@ pub async fn login(
     ClientAddr(client): ClientAddr,
     ValidJson(body): ValidJson<LoginBody>,
 ) -> ApiResult<Response> {
+    if !state.sign_in.settings.password_sign_in {
+        return Err(ApiError::PasswordSignInOff(
+            "this Herald signs in through its identity provider only".into(),
+        ));
+    }
     let Ok(email) = Email::parse(&body.email) else {
         return Err(ApiError::InvalidCredentials);
     };
@@ -47,6 +52,13 @@ pub async fn login(
         return Err(ApiError::InvalidCredentials);
     };
     let user = account.user;
+    // Told only to someone who knows the password: which organisations a person is in is theirs.
+    if let Some(org) = state.store.password_refused_by(user.id).await? {
+        return Err(ApiError::PasswordSignInOff(format!(
+            "{} signs its members in through its identity provider: use its button instead",
+            org.name
+        )));
+    }
     let cookie = session::start(&state, user.id).await?;
     let memberships = state.store.memberships(user.id).await?;
     tracing::info!(user_id = %user.id, "signed in");

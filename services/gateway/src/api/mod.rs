@@ -20,6 +20,7 @@ pub mod push;
 pub mod servers;
 pub mod session;
 pub mod setup;
+pub mod sso;
 pub mod tokens;
 pub mod views;
 pub mod ws;
@@ -57,6 +58,7 @@ pub fn router(state: AppState) -> Router {
         .route("/servers/{slug}/test", post(console::test_connection))
         .route("/servers/{slug}/tools", get(console::tools))
         .route("/servers/{slug}/tools/call", post(console::call_tool))
+        .route("/sign-in", get(sso::org_settings).put(sso::set_org_settings))
         .route("/policy", get(policy::show).put(policy::replace))
         .route("/mutes", get(mutes::list).post(mutes::add))
         .route("/mutes/{server}", axum::routing::delete(mutes::remove))
@@ -83,6 +85,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/setup", get(setup::status).post(setup::complete))
         .route("/auth/login", post(account::login))
+        .route("/auth/sign-in-options", get(sso::options))
         .route("/auth/logout", post(account::logout))
         .route("/auth/password", post(account::change_password))
         .route("/me", get(account::me))
@@ -125,6 +128,8 @@ pub fn router(state: AppState) -> Router {
         .route("/admin/webhooks", get(crate::web::page))
         .route("/notifications", get(crate::web::page))
         .route("/console", get(crate::web::page))
+        .route("/auth/sso/{provider}/start", get(sso::start))
+        .route("/auth/sso/callback", get(sso::callback))
         .route("/answer/{token}", get(answer_links::show).post(answer_links::confirm))
         .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))

@@ -1,6 +1,6 @@
 //! Durable state, one trait per aggregate — `instance`, `accounts`,
 //! `organisations`, `servers`, `questions`, `policy`, `sessions`, `audit`,
-//! `notifications` —
+//! `notifications`, `push`, `sign_in` —
 //! each in its own file with its SQL beside it; [`Store`] is all of them. Two
 //! implementations: PostgreSQL for production and replicas, SQLite as the
 //! embedded default. Both run the same SQL against their own migrations (a test
@@ -22,6 +22,7 @@ pub mod questions;
 mod rows;
 pub mod servers;
 pub mod sessions;
+pub mod sign_in;
 mod sql;
 mod sqlite;
 mod time;
@@ -391,6 +392,7 @@ pub trait Store:
     + audit::Audit
     + notifications::Notifications
     + push::PushDevices
+    + sign_in::SignIns
     + Send
     + Sync
     + 'static
@@ -408,6 +410,7 @@ impl<T> Store for T where
         + audit::Audit
         + notifications::Notifications
         + push::PushDevices
+        + sign_in::SignIns
         + Send
         + Sync
         + 'static

@@ -166,6 +166,16 @@ macro_rules! impl_organisations {
                     .bind(user_id)
                     .execute(&mut *tx)
                     .await?;
+                // Signing in through the organisation's identity provider does not bring them back.
+                sqlx::query(
+                    "INSERT INTO membership_blocks (org_id, user_id, blocked_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (org_id, user_id) DO NOTHING",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .bind($crate::storage::DbTime(time::OffsetDateTime::now_utc()))
+                .execute(&mut *tx)
+                .await?;
                 tx.commit().await?;
                 Ok(())
             }
@@ -279,6 +289,12 @@ macro_rules! impl_organisations {
                     .invite()?;
                 let user = Self::joiner_user(&mut tx, joiner, now).await?;
                 Self::insert_membership(&mut tx, invite.org_id, user.id, invite.role, now).await?;
+                // An invite is how someone the organisation removed comes back.
+                sqlx::query("DELETE FROM membership_blocks WHERE org_id = $1 AND user_id = $2")
+                    .bind(invite.org_id)
+                    .bind(user.id)
+                    .execute(&mut *tx)
+                    .await?;
                 sqlx::query("UPDATE invites SET accepted_by = $2 WHERE id = $1")
                     .bind(invite.id)
                     .bind(user.id)

@@ -86,6 +86,7 @@ super::sessions::impl_sessions!(PostgresStore, Postgres);
 super::audit::impl_audit!(PostgresStore, Postgres);
 super::notifications::impl_notifications!(PostgresStore, Postgres);
 super::push::impl_push_devices!(PostgresStore, Postgres);
+super::sign_in::impl_sign_ins!(PostgresStore, Postgres);
 
 struct Feed(PgListener);
 

@@ -94,3 +94,4 @@ super::sessions::impl_sessions!(SqliteStore, Sqlite);
 super::audit::impl_audit!(SqliteStore, Sqlite);
 super::notifications::impl_notifications!(SqliteStore, Sqlite);
 super::push::impl_push_devices!(SqliteStore, Sqlite);
+super::sign_in::impl_sign_ins!(SqliteStore, Sqlite);

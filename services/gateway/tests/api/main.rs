@@ -33,6 +33,7 @@ mod recorder;
 mod server_secrets;
 mod servers;
 mod sessions;
+mod sso;
 mod storage;
 mod support;
 mod telemetry;

@@ -102,6 +102,7 @@ pub fn settings(database_url: &str, listen: &str, public_url: Option<String>) ->
         limits: Default::default(),
         hardening: Default::default(),
         notify: Default::default(),
+        sign_in: Default::default(),
         upstream_allow: None,
         upstream_allow_cidrs: None,
     }
@@ -142,6 +143,17 @@ impl TestApp {
         configure: impl FnOnce(&mut Config),
     ) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::spawn_listening(listener, db, adjust, configure).await
+    }
+
+    /// As [`Self::spawn_configured`], on a listener bound already (for peers that must know
+    /// Herald's address before it starts, like an identity provider's redirect URI).
+    pub async fn spawn_listening(
+        listener: tokio::net::TcpListener,
+        db: TestDb,
+        adjust: impl FnOnce(&mut RawSettings),
+        configure: impl FnOnce(&mut Config),
+    ) -> Self {
         let base = format!("http://{}", listener.local_addr().unwrap());
         let mut raw = settings(&db.url(), "127.0.0.1:0", Some(base.clone()));
         adjust(&mut raw);

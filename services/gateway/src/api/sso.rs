@@ -1,0 +1,493 @@
+//! Signing in through an identity provider, as the browser lives it:
+//!
+//! 1. `GET /auth/sso/{provider}/start?return_to=/path`: Herald records the
+//!    attempt (a hash of its `state`, the nonce, the PKCE verifier sealed, and
+//!    a hash of a cookie it sets on this browser) and sends the browser to the
+//!    provider.
+//! 2. `GET /auth/sso/callback?code&state&iss`: the attempt is taken (so a state
+//!    is good once, on every replica), its cookie must be this browser's, the
+//!    `iss` must be the provider's (RFC 9207), the code is exchanged and the ID
+//!    token checked; then the person is found or made, joins the provider's
+//!    organisation unless it removed them, and gets a dashboard session.
+//!
+//! Every failure ends on the sign-in page with a code it says in words
+//! (`/login?sso_error=…&sso_detail=…`); nothing is stored for a failed sign-in.
+//! The organisation's own rules (may its members use a password?) are at
+//! `GET/PUT /api/v1/orgs/{org}/sign-in`.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use openidconnect::RedirectUrl;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::auth::OrgAccess;
+use super::json::ValidJson;
+use crate::app::AppState;
+use crate::audit::{self, Actor, Subject};
+use crate::crypto;
+use crate::domain::Email;
+use crate::problem::{ApiError, ApiResult};
+use crate::sso::settings::ProviderSettings;
+use crate::sso::{SignInError, flow};
+use crate::storage::sign_in::{JoinRule, ProviderIdentity, SignInAttempt};
+use crate::storage::{Conflict, StoreError};
+
+/// How long a person may take at their provider.
+pub const ATTEMPT_LIFETIME: Duration = Duration::from_secs(600);
+const CALLBACK_PATH: &str = "/auth/sso/callback";
+const SEAL_CONTEXT: &[u8] = b"sign-in pkce verifier";
+
+/// The cookie that binds an attempt to the browser that started it. `SameSite=Lax`: it must
+/// come back on the provider's top-level redirect, which a `Strict` cookie would not.
+fn browser_cookie_name(state: &AppState) -> &'static str {
+    if state.config.cookies_secure() { "__Secure-herald_sign_in" } else { "herald_sign_in" }
+}
+
+fn browser_cookie(state: &AppState, value: &str, max_age: u64) -> HeaderValue {
+    let secure = if state.config.cookies_secure() { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{}={value}; Path=/auth/sso; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}",
+        browser_cookie_name(state)
+    ))
+    .expect("base64url is a valid header value")
+}
+
+fn browser_secret(state: &AppState, headers: &HeaderMap) -> Option<String> {
+    let name = browser_cookie_name(state);
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, v)| {
+            *k == name
+                && v.len() == 43
+                && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .map(|(_, v)| v.to_owned())
+}
+
+fn redirect_uri(state: &AppState) -> RedirectUrl {
+    let base = state.config.public_url.as_str().trim_end_matches('/');
+    RedirectUrl::new(format!("{base}{CALLBACK_PATH}")).expect("the public URL with a path is a URL")
+}
+
+/// A path on Herald to go to after signing in; anything else (another site, `//host`) is `/`.
+fn safe_return_to(given: Option<&str>) -> String {
+    match given {
+        Some(path)
+            if path.starts_with('/')
+                && !path.starts_with("//")
+                && !path.starts_with("/\\")
+                && path.len() <= 512
+                && !path.chars().any(|c| c.is_control() || c == '\\') =>
+        {
+            path.to_owned()
+        }
+        _ => "/".to_owned(),
+    }
+}
+
+fn see_other(location: &str, cookies: &[HeaderValue]) -> Response {
+    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location.to_owned())]).into_response();
+    for cookie in cookies {
+        response.headers_mut().append(header::SET_COOKIE, cookie.clone());
+    }
+    response
+}
+
+/// Back to the sign-in page, saying why.
+fn failed(state: &AppState, error: &SignInError) -> Response {
+    tracing::info!(code = error.code(), reason = %error, "a sign-in through an identity provider failed");
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    query.append_pair("sso_error", error.code());
+    if let Some(detail) = error.detail() {
+        query.append_pair("sso_detail", &detail);
+    }
+    see_other(&format!("/login?{}", query.finish()), &[browser_cookie(state, "", 0)])
+}
+
+#[derive(Deserialize)]
+pub struct StartQuery {
+    return_to: Option<String>,
+}
+
+/// `GET /auth/sso/{provider}/start`: off to the provider.
+pub async fn start(
+    State(state): State<AppState>,
+    Path(provider): Path<String>,
+    Query(query): Query<StartQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(settings) = state.sign_in.provider(&provider) else {
+        return failed(&state, &SignInError::NoProvider);
+    };
+    let discovered = match state.sign_in.directory.get(settings).await {
+        Ok(d) => d,
+        Err(e) => return failed(&state, &e),
+    };
+    let started = flow::start(settings, &discovered, &redirect_uri(&state));
+    // One browser, one binding: a second tab's attempt reuses the cookie rather than
+    // orphaning the first tab's.
+    let secret = browser_secret(&state, &headers).unwrap_or_else(|| {
+        base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            crypto::random_bytes::<32>(),
+        )
+    });
+    let now = OffsetDateTime::now_utc();
+    let attempt = SignInAttempt {
+        state_hash: crypto::sha256(started.state.as_bytes()),
+        provider: settings.key.clone(),
+        browser_hash: crypto::sha256(secret.as_bytes()),
+        nonce: started.nonce,
+        pkce_verifier_sealed: state.keys.seal(SEAL_CONTEXT, started.pkce_verifier.as_bytes()),
+        return_to: safe_return_to(query.return_to.as_deref()),
+        created_at: now,
+        expires_at: now + ATTEMPT_LIFETIME,
+    };
+    if let Err(e) = state.store.put_sign_in_attempt(&attempt).await {
+        tracing::error!(error = %e, "could not record a sign-in attempt");
+        return ApiError::Unavailable.into_response();
+    }
+    see_other(started.authorize_url.as_str(), &[browser_cookie(&state, &secret, ATTEMPT_LIFETIME.as_secs())])
+}
+
+#[derive(Deserialize)]
+pub struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    iss: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// `GET /auth/sso/callback`: the provider's answer.
+pub async fn callback(
+    State(state): State<AppState>,
+    Query(query): Query<CallbackQuery>,
+    headers: HeaderMap,
+) -> Response {
+    match signed_in(&state, query, &headers).await {
+        Ok((session_cookie, return_to)) => {
+            see_other(&return_to, &[session_cookie, browser_cookie(&state, "", 0)])
+        }
+        Err(Failure::SignIn(e)) => failed(&state, &e),
+        Err(Failure::Api(e)) => e.into_response(),
+    }
+}
+
+enum Failure {
+    SignIn(SignInError),
+    Api(ApiError),
+}
+
+impl From<SignInError> for Failure {
+    fn from(e: SignInError) -> Self {
+        Failure::SignIn(e)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Api(e.into())
+    }
+}
+
+async fn signed_in(
+    state: &AppState,
+    query: CallbackQuery,
+    headers: &HeaderMap,
+) -> Result<(HeaderValue, String), Failure> {
+    let now = OffsetDateTime::now_utc();
+    let given_state = query.state.as_deref().filter(|s| s.len() <= 512).ok_or(SignInError::AttemptUnknown)?;
+    // Taken whatever happens next: a state is good for one answer.
+    let attempt = state
+        .store
+        .take_sign_in_attempt(&crypto::sha256(given_state.as_bytes()), now)
+        .await?
+        .ok_or(SignInError::AttemptUnknown)?;
+    let browser = browser_secret(state, headers).ok_or(SignInError::OtherBrowser)?;
+    if crypto::sha256(browser.as_bytes()) != attempt.browser_hash {
+        return Err(SignInError::OtherBrowser.into());
+    }
+    let provider = state.sign_in.provider(&attempt.provider).ok_or(SignInError::NoProvider)?;
+    let discovered = state.sign_in.directory.get(provider).await?;
+    // RFC 9207: the answer names who sent it, and it must be the provider the browser was sent to.
+    match query.iss.as_deref() {
+        Some(iss)
+            if crate::sso::directory::normalised_issuer(iss)
+                != crate::sso::directory::normalised_issuer(&discovered.issuer) =>
+        {
+            return Err(SignInError::WrongIssuer(format!(
+                "the answer names {iss:?}; Herald sent you to {:?}",
+                discovered.issuer
+            ))
+            .into());
+        }
+        None if discovered.sends_iss => {
+            return Err(
+                SignInError::WrongIssuer("the answer does not say which issuer sent it".into()).into()
+            );
+        }
+        _ => {}
+    }
+    if let Some(error) = query.error {
+        return Err(SignInError::Refused {
+            error: error.chars().take(100).collect(),
+            description: query.error_description.map(|d| d.chars().take(300).collect()),
+        }
+        .into());
+    }
+    let code = query.code.filter(|c| !c.is_empty() && c.len() <= 4096).ok_or(SignInError::Refused {
+        error: "invalid_request".into(),
+        description: Some("the answer carries no authorization code".into()),
+    })?;
+    let verifier = state
+        .keys
+        .open(SEAL_CONTEXT, &attempt.pkce_verifier_sealed)
+        .ok()
+        .and_then(|v| String::from_utf8(v).ok())
+        .ok_or(SignInError::AttemptUnknown)?;
+    let asserted = flow::finish(
+        &state.sign_in.directory,
+        provider,
+        discovered,
+        &redirect_uri(state),
+        code,
+        verifier,
+        &attempt.nonce,
+    )
+    .await?;
+    let session = become_member(state, provider, &asserted, now).await?;
+    Ok((session, attempt.return_to))
+}
+
+/// Finds or makes the account, lets it join the provider's organisation, and opens a session.
+async fn become_member(
+    state: &AppState,
+    provider: &ProviderSettings,
+    asserted: &flow::Asserted,
+    now: OffsetDateTime,
+) -> Result<HeaderValue, Failure> {
+    let email = asserted.email.as_deref().ok_or(SignInError::NoEmail)?;
+    if asserted.email_verified == Some(false) {
+        return Err(SignInError::EmailUnverified.into());
+    }
+    let email = Email::parse(email).map_err(|_| SignInError::NoEmail)?;
+    if !provider.domains.allows(email.as_str()) {
+        let domain = email.as_str().rsplit_once('@').map(|(_, d)| d).unwrap_or_default();
+        return Err(SignInError::DomainNotAllowed(domain.to_owned()).into());
+    }
+    let org = state
+        .store
+        .org_by_slug(&provider.org_slug)
+        .await?
+        .ok_or_else(|| SignInError::NoOrganisation(provider.org_slug.clone()))?;
+    let role = provider.mapped_role(&asserted.groups).unwrap_or(provider.default_role);
+    let name: String = asserted
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| email.as_str().split('@').next().unwrap_or_default())
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    let identity = ProviderIdentity {
+        provider: &provider.key,
+        subject: &asserted.subject,
+        email: email.as_str(),
+        name: &name,
+    };
+    let join = JoinRule { org_id: org.id, role, provider_decides_role: !provider.role_map.is_empty() };
+    let outcome = match state.store.sso_sign_in(identity, provider.links_by_email, Some(join), now).await {
+        Err(StoreError::Conflict(Conflict::EmailTaken)) => return Err(SignInError::NotLinked.into()),
+        other => other?,
+    };
+    let user = &outcome.user;
+    if outcome.blocked && state.store.memberships(user.id).await?.is_empty() {
+        return Err(SignInError::Removed(format!(
+            "{} removed you; an admin there can invite you again",
+            org.name
+        ))
+        .into());
+    }
+    if let Some(role) = outcome.joined {
+        audit::record(
+            state.store.as_ref(),
+            org.id,
+            Actor::System,
+            "member.joined",
+            Subject {
+                user_id: Some(user.id),
+                details: Some(serde_json::json!({ "role": role.as_str(), "via": provider.display_name })),
+                ..Default::default()
+            },
+        )
+        .await;
+    }
+    if let Some((before, after)) = outcome.role_changed {
+        audit::record(
+            state.store.as_ref(),
+            org.id,
+            Actor::System,
+            "member.role_changed",
+            Subject {
+                user_id: Some(user.id),
+                details: Some(serde_json::json!({
+                    "changes": [{ "path": "role", "before": before.as_str(), "after": after.as_str() }],
+                    "via": provider.display_name,
+                })),
+                ..Default::default()
+            },
+        )
+        .await;
+        state
+            .forget(crate::replicas::Forget::CachedMember { org_id: org.id, user_id: user.id, left: false })
+            .await;
+    }
+    tracing::info!(user_id = %user.id, provider = %provider.key, created = outcome.created, "signed in through an identity provider");
+    super::session::start(state, user.id).await.map_err(Failure::Api)
+}
+
+// ---- what the sign-in page offers ----
+
+#[derive(Serialize)]
+pub struct SignInOptions {
+    /// Whether the password form is offered.
+    password: bool,
+    providers: Vec<ProviderOption>,
+}
+
+#[derive(Serialize)]
+pub struct ProviderOption {
+    key: String,
+    name: String,
+    /// Where the button goes (add `?return_to=/path`).
+    start: String,
+}
+
+/// `GET /api/v1/auth/sign-in-options`: open to anyone.
+pub async fn options(State(state): State<AppState>) -> Json<SignInOptions> {
+    let providers = state
+        .sign_in
+        .settings
+        .instance_provider
+        .iter()
+        .map(|p| ProviderOption {
+            key: p.key.clone(),
+            name: p.display_name.clone(),
+            start: format!("/auth/sso/{}/start", p.key),
+        })
+        .collect();
+    Json(SignInOptions { password: state.sign_in.settings.password_sign_in, providers })
+}
+
+// ---- an organisation's sign-in rules ----
+
+#[derive(Serialize)]
+pub struct OrgSignInView {
+    password_sign_in: bool,
+    providers: Vec<OrgProviderView>,
+}
+
+#[derive(Serialize)]
+pub struct OrgProviderView {
+    key: String,
+    name: String,
+    issuer: String,
+    /// Whether the caller has signed in through it (password sign-in can be turned off only then).
+    you_signed_in_with_it: bool,
+}
+
+async fn org_view(state: &AppState, access: &OrgAccess) -> ApiResult<OrgSignInView> {
+    let mut providers = Vec::new();
+    for p in state.sign_in.providers_of(&access.membership.org.slug) {
+        providers.push(OrgProviderView {
+            key: p.key.clone(),
+            name: p.display_name.clone(),
+            issuer: p.issuer.as_str().trim_end_matches('/').to_owned(),
+            you_signed_in_with_it: state.store.has_identity(access.user().id, &p.key).await?,
+        });
+    }
+    Ok(OrgSignInView { password_sign_in: state.store.password_sign_in(access.org_id()).await?, providers })
+}
+
+/// `GET /api/v1/orgs/{org}/sign-in`
+pub async fn org_settings(
+    State(state): State<AppState>,
+    access: OrgAccess,
+) -> ApiResult<Json<OrgSignInView>> {
+    Ok(Json(org_view(&state, &access).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrgSignInBody {
+    password_sign_in: bool,
+}
+
+/// `PUT /api/v1/orgs/{org}/sign-in`: admins turn password sign-in off (or back on). Off needs
+/// a provider for the organisation that the admin has signed in through themselves, so that
+/// nobody turns off the only way in they know works.
+pub async fn set_org_settings(
+    State(state): State<AppState>,
+    access: OrgAccess,
+    ValidJson(body): ValidJson<OrgSignInBody>,
+) -> ApiResult<Json<OrgSignInView>> {
+    access.require_admin()?;
+    let before = state.store.password_sign_in(access.org_id()).await?;
+    if !body.password_sign_in && before {
+        let view = org_view(&state, &access).await?;
+        if view.providers.is_empty() {
+            return Err(ApiError::Conflict(
+                "no-identity-provider",
+                "this organisation has no identity provider to sign in with instead".into(),
+            ));
+        }
+        if !view.providers.iter().any(|p| p.you_signed_in_with_it) {
+            return Err(ApiError::Conflict(
+                "identity-provider-untried",
+                "sign in through the identity provider yourself first, so you know it works".into(),
+            ));
+        }
+    }
+    if before != body.password_sign_in {
+        state.store.set_password_sign_in(access.org_id(), body.password_sign_in).await?;
+        access
+            .audit(
+                state.store.as_ref(),
+                "org.sign_in_changed",
+                Subject {
+                    details: Some(serde_json::json!({
+                        "changes": [{ "path": "password_sign_in", "before": before, "after": body.password_sign_in }],
+                    })),
+                    ..Default::default()
+                },
+            )
+            .await;
+    }
+    Ok(Json(org_view(&state, &access).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_return_to;
+
+    #[test]
+    fn only_paths_on_herald_are_returned_to() {
+        assert_eq!(safe_return_to(Some("/history?x=1")), "/history?x=1");
+        for bad in ["https://evil.test/", "//evil.test", "/\\evil.test", "history", "/a\nb"] {
+            assert_eq!(safe_return_to(Some(bad)), "/", "{bad:?}");
+        }
+        assert_eq!(safe_return_to(None), "/");
+    }
+}
