@@ -219,14 +219,13 @@ async fn signed_in(
     }
     let provider = state.sign_in.provider(&attempt.provider).ok_or(SignInError::NoProvider)?;
     let discovered = state.sign_in.directory.get(provider).await?;
-    // RFC 9207: the answer names who sent it, and it must be the provider the browser was sent to.
+    // RFC 9207: the answer names who sent it, and it must be the provider the browser was sent
+    // to, compared as strings with no normalisation. On a mismatch nothing in the answer (its
+    // error, its description, the issuer it names) is acted on or shown.
     match query.iss.as_deref() {
-        Some(iss)
-            if crate::sso::directory::normalised_issuer(iss)
-                != crate::sso::directory::normalised_issuer(&discovered.issuer) =>
-        {
+        Some(iss) if iss != discovered.issuer => {
             return Err(SignInError::WrongIssuer(format!(
-                "the answer names {iss:?}; Herald sent you to {:?}",
+                "the answer does not name {:?}, the provider Herald sent you to",
                 discovered.issuer
             ))
             .into());

@@ -285,7 +285,7 @@ async fn a_state_is_good_once_and_only_in_the_browser_that_started_it() {
 #[tokio::test]
 #[ignore = "needs oidc-provider: run tests/peers/install.sh, then cargo test -- --include-ignored"]
 async fn an_answer_from_another_issuer_or_a_refusal_is_reported_and_signs_nobody_in() {
-    let (app, _idp, _owner) = herald_with_idp(vec![account("ada", "ada@example.com", &[])], |_| {}).await;
+    let (app, idp, _owner) = herald_with_idp(vec![account("ada", "ada@example.com", &[])], |_| {}).await;
     let ada = browser(&app);
     let callback = at_the_provider(&app, &ada, &start(&ada).await, "ada").await;
     let mut tampered = reqwest::Url::parse(&callback).unwrap();
@@ -303,7 +303,8 @@ async fn an_answer_from_another_issuer_or_a_refusal_is_reported_and_signs_nobody
     tampered.query_pairs_mut().clear().extend_pairs(pairs);
     let (code, detail) = sso_error(&location(&ada.http.get(tampered.as_str()).send().await.unwrap()));
     assert_eq!(code, "wrong_issuer");
-    assert!(detail.contains("idp.evil.test"), "{detail}");
+    assert!(detail.contains(&idp.issuer), "names the provider Herald trusts: {detail}");
+    assert!(!detail.contains("evil"), "shows nothing of the answer: {detail}");
     assert_eq!(ada.get("/api/v1/me").await.status(), StatusCode::UNAUTHORIZED);
 
     // The person said no at the provider: its reason, in its words, on Herald's page.
@@ -311,7 +312,7 @@ async fn an_answer_from_another_issuer_or_a_refusal_is_reported_and_signs_nobody
     let state = authorize.query_pairs().find(|(k, _)| k == "state").unwrap().1.into_owned();
     let refused = format!(
         "/auth/sso/callback?error=access_denied&error_description=End-User+aborted+interaction&state={state}&iss={}",
-        _idp.issuer
+        idp.issuer
     );
     let (code, detail) = sso_error(&location(&ada.get(&refused).await));
     assert_eq!(code, "refused");
