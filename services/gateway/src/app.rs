@@ -39,6 +39,8 @@ pub struct AppInner {
     pub sockets: crate::api::ws::Seats,
     /// Passwords and identity providers: what is known of each provider.
     pub sign_in: Arc<crate::sso::SignIn>,
+    /// Each person's OAuth tokens for upstream servers: the HTTP client and known authorization servers.
+    pub upstream_auth: Arc<crate::upstream_auth::UpstreamAuth>,
 }
 
 impl Deref for AppState {
@@ -114,6 +116,8 @@ impl AppState {
             config.public_url.clone(),
         );
         let sign_in = Arc::new(crate::sso::SignIn::new(config.sign_in.clone()));
+        let upstream_auth =
+            Arc::new(crate::upstream_auth::UpstreamAuth::new(&config.egress, config.is_development()));
         Self(Arc::new(AppInner {
             lookups,
             passwords,
@@ -125,6 +129,7 @@ impl AppState {
             proxy,
             notifier,
             sign_in,
+            upstream_auth,
         }))
     }
 }

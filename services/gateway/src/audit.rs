@@ -96,7 +96,7 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<Value>) {
 
 /// Every action Herald writes, with the title a filter shows for it (an
 /// entry's own title may say more: [`describe`]).
-pub const ACTIONS: [(&str, &str); 25] = [
+pub const ACTIONS: [(&str, &str); 27] = [
     ("policy.updated", "Policy changed"),
     ("server.registered", "Server registered"),
     ("server.updated", "Server changed"),
@@ -107,6 +107,8 @@ pub const ACTIONS: [(&str, &str); 25] = [
     ("member.removed", "Member removed or left"),
     ("member.joined", "Member joined through single sign-on"),
     ("org.sign_in_changed", "Sign-in settings changed"),
+    ("connection.created", "Account connected to a server"),
+    ("connection.removed", "Account disconnected from a server"),
     ("invite.created", "Invite created"),
     ("invite.revoked", "Invite revoked"),
     ("invite.accepted", "Invite accepted"),

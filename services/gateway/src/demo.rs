@@ -82,6 +82,8 @@ pub async fn start(state: &AppState) -> anyhow::Result<DemoServerHandle> {
                 header_names: vec![],
                 headers_sealed: state.keys.seal(&crate::lookup::headers::context(org_id, id), b"{}"),
                 protocol: Default::default(),
+                auth_mode: Default::default(),
+                oauth_client: None,
             };
             store.create_server(org_id, new, now).await?;
         }

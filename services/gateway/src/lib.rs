@@ -33,4 +33,5 @@ pub mod sso;
 pub mod storage;
 pub mod telemetry;
 pub mod throttle;
+pub mod upstream_auth;
 pub mod web;

@@ -113,7 +113,10 @@ pub async fn test_connection(
     access.require_admin()?;
     // A cut-off server may be tested: that is how an admin decides to restore it.
     let server = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
-    Ok(Json(console::test_connection(&state, &access.membership.org.slug, &server).await))
+    let org = &access.membership.org.slug;
+    let token =
+        crate::proxy::Proxy::person_token(&state, org, &server, access.user().id).await.ok().flatten();
+    Ok(Json(console::test_connection(&state, org, &server, token.as_deref()).await))
 }
 
 /// The server, unless it does not exist or is cut off.

@@ -6,6 +6,7 @@ pub mod answer_links;
 pub mod audit;
 pub mod auth;
 pub mod client;
+pub mod connections;
 pub mod console;
 pub mod csrf;
 pub mod elicitations;
@@ -90,6 +91,8 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/password", post(account::change_password))
         .route("/me", get(account::me))
         .route("/me/notifications", get(notifications::my_prefs).put(notifications::set_my_prefs))
+        .route("/me/connections", get(connections::list))
+        .route("/me/connections/{org}/{server}", axum::routing::delete(connections::disconnect))
         .route("/me/push", get(push::show))
         .route("/me/push/devices", post(push::add_device))
         .route("/me/push/devices/{id}", axum::routing::delete(push::remove_device))
@@ -130,6 +133,10 @@ pub fn router(state: AppState) -> Router {
         .route("/console", get(crate::web::page))
         .route("/auth/sso/{provider}/start", get(sso::start))
         .route("/auth/sso/callback", get(sso::callback))
+        .route("/connect/{org}/{server}/start", get(connections::start))
+        .route("/connect/callback", get(connections::callback))
+        .route(crate::upstream_auth::METADATA_DOCUMENT_PATH, get(connections::metadata_document))
+        .route("/connections", get(crate::web::page))
         .route("/answer/{token}", get(answer_links::show).post(answer_links::confirm))
         .route("/assets/{*file}", get(crate::web::asset))
         .route("/healthz", get(health::healthz))

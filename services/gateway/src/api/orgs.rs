@@ -106,7 +106,10 @@ pub async fn remove(
     if user_id != access.user().id {
         access.require_admin()?;
     }
+    // Their upstream connections go with the membership; the tokens are revoked upstream too.
+    let held = crate::upstream_auth::held_by(&state, access.org_id(), user_id).await;
     state.store.remove_member(access.org_id(), user_id, access.role()).await?;
+    crate::upstream_auth::revoke_all(&state, access.org_id(), held).await;
     // Their calls, sessions and links in the org end on every replica.
     state.forget(Forget::CachedMember { org_id: access.org_id(), user_id, left: true }).await;
     tracing::info!(org = %access.membership.org.slug, %user_id, "member removed");

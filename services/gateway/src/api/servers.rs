@@ -17,7 +17,7 @@ use super::json::{Checks, ValidJson, checked};
 use super::views::ServerView;
 use crate::app::AppState;
 use crate::audit::{self, Subject};
-use crate::domain::{DisplayName, HeaderSet, ServerProtocol, ServerUrl, Slug};
+use crate::domain::{AuthMode, DisplayName, HeaderSet, ServerProtocol, ServerUrl, Slug};
 use crate::lookup::headers;
 use crate::problem::{ApiError, ApiResult};
 use crate::replicas::Forget;
@@ -52,6 +52,67 @@ pub struct NewServerBody {
     headers: BTreeMap<String, String>,
     /// `auto` (the default), `2025-11-25` or `2026-07-28`: the era Herald speaks to the server.
     protocol: Option<String>,
+    /// `headers` (the default), `none` or `oauth`.
+    auth_mode: Option<String>,
+    /// Client credentials registered at the server's authorization server by an admin.
+    oauth_client: Option<OAuthClientBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthClientBody {
+    client_id: String,
+    client_secret: Option<String>,
+    /// The authorization server (its issuer URL) the client is registered at.
+    issuer: Option<String>,
+}
+
+/// `Some(None)` for an explicit `null`, `None` when the field is absent.
+fn nullable<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// The admin's client credentials, checked and sealed for `server_id`.
+fn check_oauth_client(
+    state: &AppState,
+    checks: &mut Checks,
+    org_id: Uuid,
+    server_id: Uuid,
+    body: &OAuthClientBody,
+) -> Option<crate::storage::PreregisteredClient> {
+    let client_id = body.client_id.trim();
+    if client_id.is_empty() || client_id.len() > 512 || client_id.chars().any(char::is_control) {
+        checks.push("oauth_client.client_id", "must be 1 to 512 characters, without control characters");
+        return None;
+    }
+    if let Some(secret) = &body.client_secret
+        && (secret.is_empty() || secret.len() > 1024)
+    {
+        checks.push("oauth_client.client_secret", "must be 1 to 1024 characters");
+        return None;
+    }
+    let issuer = match body.issuer.as_deref().map(str::trim).filter(|i| !i.is_empty()) {
+        Some(given) => match crate::sso::settings::parse_issuer(given, state.config.is_development()) {
+            Ok(_) => Some(given.to_owned()),
+            Err(problem) => {
+                checks.push("oauth_client.issuer", problem);
+                return None;
+            }
+        },
+        None => None,
+    };
+    Some(crate::storage::PreregisteredClient {
+        client_id: client_id.to_owned(),
+        secret_sealed: body
+            .client_secret
+            .as_ref()
+            .map(|secret| crate::upstream_auth::seal_client_secret(&state.keys, org_id, server_id, secret)),
+        issuer,
+    })
 }
 
 pub async fn create(
@@ -66,9 +127,14 @@ pub async fn create(
     let url = checks.field("url", state.config.egress.server_url(&body.url));
     let headers = check_headers(&mut checks, &body.headers);
     let protocol = body.protocol.as_deref().map(|p| checks.field("protocol", ServerProtocol::parse(p)));
+    let auth_mode = body.auth_mode.as_deref().map(|m| checks.field("auth_mode", AuthMode::parse(m)));
+    let id = Uuid::now_v7();
+    let oauth_client = body
+        .oauth_client
+        .as_ref()
+        .and_then(|c| check_oauth_client(&state, &mut checks, access.org_id(), id, c));
     checks.finish()?;
     let headers = checked(headers);
-    let id = Uuid::now_v7();
     let server = state
         .store
         .create_server(
@@ -81,6 +147,8 @@ pub async fn create(
                 header_names: headers.names(),
                 headers_sealed: headers::seal(&state.keys, access.org_id(), id, &headers),
                 protocol: protocol.map(checked).unwrap_or_default(),
+                auth_mode: auth_mode.map(checked).unwrap_or_default(),
+                oauth_client,
             },
             OffsetDateTime::now_utc(),
         )
@@ -98,6 +166,7 @@ pub async fn create(
                     "url": ServerUrl::display_form(&server.url),
                     "header_names": server.header_names,
                     "protocol": server.protocol,
+                    "auth_mode": server.auth_mode,
                 })),
                 ..Default::default()
             },
@@ -115,6 +184,11 @@ pub struct UpdateServerBody {
     headers: Option<BTreeMap<String, String>>,
     /// `auto`, `2025-11-25` or `2026-07-28`.
     protocol: Option<String>,
+    /// `none`, `headers` or `oauth`.
+    auth_mode: Option<String>,
+    /// Replaces the admin's client credentials; `null` removes them.
+    #[serde(default, deserialize_with = "nullable")]
+    oauth_client: Option<Option<OAuthClientBody>>,
 }
 
 pub async fn update(
@@ -137,6 +211,10 @@ pub async fn update(
         checks.push("headers", problem);
     }
     let protocol = body.protocol.as_deref().map(|p| checks.field("protocol", ServerProtocol::parse(p)));
+    let auth_mode = body.auth_mode.as_deref().map(|m| checks.field("auth_mode", AuthMode::parse(m)));
+    let oauth_client = body.oauth_client.as_ref().map(|c| {
+        c.as_ref().and_then(|c| check_oauth_client(&state, &mut checks, access.org_id(), existing.id, c))
+    });
     checks.finish()?;
     let headers_replaced = headers.is_some();
     let changes = ServerChanges {
@@ -147,9 +225,19 @@ pub async fn update(
             (h.names(), headers::seal(&state.keys, access.org_id(), existing.id, &h))
         }),
         protocol: protocol.map(checked),
+        auth_mode: auth_mode.map(checked),
+        oauth_client,
     };
     let server =
         state.store.update_server(access.org_id(), &slug, changes, OffsetDateTime::now_utc()).await?;
+    // People's tokens and Herald's registrations were for the old address or mode: they go
+    // (revoked where the authorization server offers it).
+    if existing.url != server.url
+        || existing.auth_mode != server.auth_mode
+        || existing.oauth_client != server.oauth_client
+    {
+        crate::upstream_auth::forget_server(&state, &existing).await;
+    }
     // Links made with the old URL, headers or era are retired on every replica.
     state.forget(changed(&server)).await;
     tracing::info!(org = %access.membership.org.slug, server = %server.slug, "server updated");
@@ -176,6 +264,8 @@ pub async fn delete(
 ) -> ApiResult<StatusCode> {
     access.require_admin()?;
     let existing = state.store.server(access.org_id(), &slug).await?.ok_or(ApiError::NotFound)?;
+    // People's tokens for it are revoked before their rows go with the server.
+    crate::upstream_auth::forget_server(&state, &existing).await;
     state.store.delete_server(access.org_id(), &slug).await?;
     state.forget(changed(&existing)).await;
     tracing::info!(org = %access.membership.org.slug, server = %slug, "server deleted");
@@ -274,6 +364,17 @@ fn server_changes(before: &Server, after: &Server, headers_replaced: bool) -> Ve
     }
     if headers_replaced {
         changes.push(audit::change("headers", before.header_names.clone(), after.header_names.clone()));
+    }
+    if before.auth_mode != after.auth_mode {
+        changes.push(audit::change(
+            "auth_mode",
+            serde_json::json!(before.auth_mode),
+            serde_json::json!(after.auth_mode),
+        ));
+    }
+    if before.oauth_client != after.oauth_client {
+        let id = |s: &Server| s.oauth_client.as_ref().map(|c| c.client_id.clone());
+        changes.push(audit::change("oauth_client", id(before), id(after)));
     }
     changes
 }

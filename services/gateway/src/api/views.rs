@@ -135,11 +135,22 @@ pub struct ServerView {
     pub header_names: Vec<String>,
     /// The era Herald speaks to the server: `auto`, `2025-11-25` or `2026-07-28`.
     pub protocol: crate::domain::ServerProtocol,
+    /// How Herald authenticates to it: `none`, `headers` (shared) or `oauth` (each person's own).
+    pub auth_mode: crate::domain::AuthMode,
+    /// The client an admin registered at its authorization server (never its secret).
+    pub oauth_client: Option<OAuthClientView>,
     pub cut_off: Option<CutOffView>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+}
+
+#[derive(Serialize)]
+pub struct OAuthClientView {
+    pub client_id: String,
+    pub issuer: Option<String>,
+    pub has_secret: bool,
 }
 
 #[derive(Serialize)]
@@ -158,6 +169,12 @@ impl From<&Server> for ServerView {
             url: crate::domain::ServerUrl::display_form(&s.url),
             header_names: s.header_names.clone(),
             protocol: s.protocol,
+            auth_mode: s.auth_mode,
+            oauth_client: s.oauth_client.as_ref().map(|c| OAuthClientView {
+                client_id: c.client_id.clone(),
+                issuer: c.issuer.clone(),
+                has_secret: c.secret_sealed.is_some(),
+            }),
             cut_off: s.cut_off.as_ref().map(|c| CutOffView { at: c.at, by: c.by, reason: c.reason.clone() }),
             created_at: s.created_at,
             updated_at: s.updated_at,

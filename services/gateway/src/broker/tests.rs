@@ -59,6 +59,8 @@ async fn world() -> World {
                 header_names: vec![],
                 headers_sealed: vec![],
                 protocol: ServerProtocol::Auto,
+                auth_mode: Default::default(),
+                oauth_client: None,
             },
             now,
         )

@@ -2,6 +2,7 @@
 //! construction, so code past the API boundary never re-checks it; and the
 //! vocabulary of a question's ending (`outcome`), parsed once where rows are read.
 
+mod auth_mode;
 mod email;
 pub mod notification;
 pub mod outcome;
@@ -12,6 +13,7 @@ mod server;
 mod slug;
 mod text;
 
+pub use auth_mode::AuthMode;
 pub use email::Email;
 pub use password::Password;
 pub use protocol::ServerProtocol;

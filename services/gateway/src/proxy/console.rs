@@ -187,7 +187,14 @@ impl EraReport {
 
 /// Connects to `server` afresh (its registered URL and headers) in both eras,
 /// lists its tools in the era its setting picks, and closes the connections.
-pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) -> ConnectionReport {
+/// For a server that acts as each person, the test uses the tester's own connection when they
+/// have one (`person_token`), and shows the server's refusal when they have not.
+pub async fn test_connection(
+    state: &AppState,
+    org_slug: &str,
+    server: &Server,
+    person_token: Option<&str>,
+) -> ConnectionReport {
     let started = Instant::now();
     let failed = |eras: Vec<EraReport>, why: Diagnosis| ConnectionReport {
         ok: false,
@@ -201,7 +208,7 @@ pub async fn test_connection(state: &AppState, org_slug: &str, server: &Server) 
         category: Some(why.category),
         error: Some(why.message),
     };
-    let endpoint = match state.proxy.endpoint(state, org_slug, server) {
+    let endpoint = match state.proxy.endpoint(state, org_slug, server, person_token) {
         Ok(endpoint) => endpoint,
         Err(message) => return failed(Vec::new(), Diagnosis::of_refusal(&message)),
     };

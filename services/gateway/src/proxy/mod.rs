@@ -318,7 +318,38 @@ impl Proxy {
         SharedLink::close_in_background(idle);
     }
 
-    fn endpoint(&self, state: &AppState, org: &str, server: &Server) -> Result<Endpoint, Message> {
+    /// The person's own token for a server that wants one (`auth_mode` `oauth`): `None` for
+    /// other servers; an error naming where to connect when the person has not (or their
+    /// connection no longer works).
+    pub async fn person_token(
+        state: &AppState,
+        org: &str,
+        server: &Server,
+        user_id: Uuid,
+    ) -> Result<Option<String>, Message> {
+        if !crate::upstream_auth::per_person(server) {
+            return Ok(None);
+        }
+        match crate::upstream_auth::credential(state, org, server, user_id).await {
+            crate::upstream_auth::Credential::Bearer(token) => Ok(Some(token)),
+            crate::upstream_auth::Credential::NeedsConnect { why, connect } => Err(Message::error(
+                None,
+                herald_mcp::jsonrpc::INTERNAL_ERROR,
+                format!(
+                    "upstream server {} ({}) acts as each person: {why}. Connect your account at {connect},                      then call again",
+                    server.slug, server.name
+                ),
+            )),
+        }
+    }
+
+    fn endpoint(
+        &self,
+        state: &AppState,
+        org: &str,
+        server: &Server,
+        person_token: Option<&str>,
+    ) -> Result<Endpoint, Message> {
         let url = reqwest::Url::parse(&server.url)
             .map_err(|_| bad(&server.slug, "its registered URL is invalid"))?;
         if self.egress.refuses_host(&url) {
@@ -331,22 +362,58 @@ impl Proxy {
             bad(&server.slug, "its stored credentials cannot be read")
         })?;
         let mut map = ReqHeaderMap::new();
-        for (name, value) in headers.iter() {
-            if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
-                map.insert(n, v);
+        match server.auth_mode {
+            crate::domain::AuthMode::Headers => {
+                for (name, value) in headers.iter() {
+                    if let (Ok(n), Ok(v)) =
+                        (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value))
+                    {
+                        map.insert(n, v);
+                    }
+                }
+            }
+            crate::domain::AuthMode::None => {}
+            // Without the person's token (a connection test by an admin who has not connected)
+            // nothing is sent, and the server's refusal is what the test reports.
+            crate::domain::AuthMode::OAuth => {
+                let Some(token) = person_token else {
+                    return Ok(self.finish_endpoint(org, server, url, map));
+                };
+                let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+                    .map_err(|_| bad(&server.slug, "the person's token is not a valid header value"))?;
+                value.set_sensitive(true);
+                map.insert(reqwest::header::AUTHORIZATION, value);
             }
         }
+        Ok(self.finish_endpoint(org, server, url, map))
+    }
+
+    fn finish_endpoint(
+        &self,
+        org: &str,
+        server: &Server,
+        url: reqwest::Url,
+        headers: ReqHeaderMap,
+    ) -> Endpoint {
         let observer = crate::telemetry::upstream::observer(org, &server.slug, &url);
-        Ok(Endpoint::new(self.http.clone(), url, map)
+        Endpoint::new(self.http.clone(), url, headers)
             .response_timeout(self.limits.response_headers)
             .read_budget(self.read_budget.clone())
-            .observed(observer))
+            .observed(observer)
     }
 
     async fn shared_link(&self, ctx: &CallContext) -> Result<Arc<Link>, Message> {
         let (state, server, user_id) = (&ctx.state, &ctx.server, ctx.user_id);
-        // The registry's last change is in the key: an edited server gets fresh links.
-        let key = (user_id, server.id, server.updated_at.unix_timestamp_nanos());
+        let token = Self::person_token(state, &ctx.org_slug, server, user_id).await?;
+        // The registry's last change is in the key: an edited server gets fresh links; so is the
+        // person's token, so a renewed one gets a fresh link.
+        let generation = token.as_deref().map(|t| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            t.hash(&mut h);
+            i128::from(h.finish())
+        });
+        let key = (user_id, server.id, server.updated_at.unix_timestamp_nanos() ^ generation.unwrap_or(0));
         let (SharedLink { cell, .. }, pushed_out) =
             self.shared.lock().expect("links lock").get_or_insert_with(key, Instant::now(), || SharedLink {
                 org_id: ctx.org_id,
@@ -357,7 +424,7 @@ impl Proxy {
         SharedLink::close_in_background(pushed_out.into_iter().filter(|link| !link.in_use()).collect());
         let link = cell
             .get_or_try_init(|| async {
-                let endpoint = self.endpoint(state, &ctx.org_slug, server)?;
+                let endpoint = self.endpoint(state, &ctx.org_slug, server, token.as_deref())?;
                 let link = Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::ModernAgents))
                     .await
                     .map_err(|e| unreachable_server(server, &e))?;
@@ -617,7 +684,11 @@ async fn initialize(
         Err(e) => return ApiError::from(e).into_response(),
     }
     let ctx = context(state, principal, server.clone()).await;
-    let endpoint = match state.proxy.endpoint(state, &ctx.org_slug, &server) {
+    let token = match Proxy::person_token(state, &ctx.org_slug, &server, ctx.user_id).await {
+        Ok(t) => t,
+        Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
+    };
+    let endpoint = match state.proxy.endpoint(state, &ctx.org_slug, &server, token.as_deref()) {
         Ok(e) => e,
         Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
     };

@@ -87,7 +87,8 @@ impl AgentSession {
         if let Some(link) = self.current_link() {
             return Ok(link);
         }
-        let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server)?;
+        let token = super::Proxy::person_token(state, &ctx.org_slug, &ctx.server, ctx.user_id).await?;
+        let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server, token.as_deref())?;
         let options =
             LinkOptions::for_call(ctx, LinkFor::LegacyAgent(self.record.agent_capabilities.as_ref()));
         let link =

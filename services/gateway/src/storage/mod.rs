@@ -12,6 +12,7 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod connections;
 pub mod instance;
 pub mod notifications;
 pub mod organisations;
@@ -35,7 +36,7 @@ use uuid::Uuid;
 use herald_mcp::{ElicitationMode, ProtocolGeneration};
 
 use crate::config::DatabaseUrl;
-use crate::domain::{Role, ServerProtocol};
+use crate::domain::{AuthMode, Role, ServerProtocol};
 
 pub use self::postgres::PostgresStore;
 pub use self::sqlite::SqliteStore;
@@ -198,6 +199,19 @@ pub struct Server {
     pub updated_at: OffsetDateTime,
     pub cut_off: Option<CutOff>,
     pub protocol: ServerProtocol,
+    pub auth_mode: AuthMode,
+    /// Client credentials an admin registered at the server's authorization server.
+    pub oauth_client: Option<PreregisteredClient>,
+}
+
+/// A client an admin registered at an upstream authorization server themselves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreregisteredClient {
+    pub client_id: String,
+    /// Sealed with the instance key (`upstream_auth::seal`); `None` for a public client.
+    pub secret_sealed: Option<Vec<u8>>,
+    /// The authorization server it was registered at (its issuer), when the admin said.
+    pub issuer: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,6 +229,8 @@ pub struct NewServer {
     pub header_names: Vec<String>,
     pub headers_sealed: Vec<u8>,
     pub protocol: ServerProtocol,
+    pub auth_mode: AuthMode,
+    pub oauth_client: Option<PreregisteredClient>,
 }
 
 /// A partial update; `None` leaves a field as it is.
@@ -224,6 +240,9 @@ pub struct ServerChanges {
     pub url: Option<String>,
     pub headers: Option<(Vec<String>, Vec<u8>)>,
     pub protocol: Option<ServerProtocol>,
+    pub auth_mode: Option<AuthMode>,
+    /// `Some(None)` removes the admin's client credentials.
+    pub oauth_client: Option<Option<PreregisteredClient>>,
 }
 
 #[derive(Debug, Clone)]
@@ -393,6 +412,7 @@ pub trait Store:
     + notifications::Notifications
     + push::PushDevices
     + sign_in::SignIns
+    + connections::Connections
     + Send
     + Sync
     + 'static
@@ -411,6 +431,7 @@ impl<T> Store for T where
         + notifications::Notifications
         + push::PushDevices
         + sign_in::SignIns
+        + connections::Connections
         + Send
         + Sync
         + 'static

@@ -188,6 +188,10 @@ pub(super) struct ServerRow {
     pub cut_off_by: Option<Uuid>,
     pub cut_off_reason: Option<String>,
     pub protocol: String,
+    pub auth_mode: String,
+    pub oauth_client_id: Option<String>,
+    pub oauth_client_secret_sealed: Option<Vec<u8>>,
+    pub oauth_client_issuer: Option<String>,
 }
 
 impl From<ServerRow> for Server {
@@ -209,6 +213,13 @@ impl From<ServerRow> for Server {
             }),
             // The column's CHECK admits only the three choices.
             protocol: ServerProtocol::parse(&r.protocol).unwrap_or_default(),
+            // Written only from `AuthMode::as_str`.
+            auth_mode: crate::domain::AuthMode::parse(&r.auth_mode).unwrap_or_default(),
+            oauth_client: r.oauth_client_id.map(|client_id| crate::storage::PreregisteredClient {
+                client_id,
+                secret_sealed: r.oauth_client_secret_sealed,
+                issuer: r.oauth_client_issuer,
+            }),
         }
     }
 }

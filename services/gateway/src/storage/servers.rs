@@ -41,7 +41,8 @@ macro_rules! impl_servers {
                 use $crate::storage::{rows::ServerRow, sql::unique_means, Conflict, DbTime};
                 let row: ServerRow = sqlx::query_as(concat!(
                     "INSERT INTO servers (id, org_id, slug, name, url, header_names, headers_sealed, created_at, updated_at, \
-                     protocol) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING ",
+                     protocol, auth_mode, oauth_client_id, oauth_client_secret_sealed, oauth_client_issuer) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13) RETURNING ",
                     $crate::storage::sql::server_cols!()
                 ))
                 .bind(server.id)
@@ -53,6 +54,10 @@ macro_rules! impl_servers {
                 .bind(&server.headers_sealed)
                 .bind(DbTime(now))
                 .bind(server.protocol.as_str())
+                .bind(server.auth_mode.as_str())
+                .bind(server.oauth_client.as_ref().map(|c| c.client_id.clone()))
+                .bind(server.oauth_client.as_ref().and_then(|c| c.secret_sealed.clone()))
+                .bind(server.oauth_client.as_ref().and_then(|c| c.issuer.clone()))
                 .fetch_one(&self.pool)
                 .await
                 .map_err(unique_means(Conflict::ServerSlugTaken))?;
@@ -90,7 +95,11 @@ macro_rules! impl_servers {
                 let row: Option<ServerRow> = sqlx::query_as(concat!(
                     "UPDATE servers SET name = COALESCE($3, name), url = COALESCE($4, url), \
                      header_names = COALESCE($5, header_names), headers_sealed = COALESCE($6, headers_sealed), \
-                     protocol = COALESCE($8, protocol), updated_at = $7 WHERE org_id = $1 AND slug = $2 RETURNING ",
+                     protocol = COALESCE($8, protocol), auth_mode = COALESCE($9, auth_mode), \
+                     oauth_client_id = CASE WHEN $10 THEN $11 ELSE oauth_client_id END, \
+                     oauth_client_secret_sealed = CASE WHEN $10 THEN $12 ELSE oauth_client_secret_sealed END, \
+                     oauth_client_issuer = CASE WHEN $10 THEN $13 ELSE oauth_client_issuer END, \
+                     updated_at = $7 WHERE org_id = $1 AND slug = $2 RETURNING ",
                     $crate::storage::sql::server_cols!()
                 ))
                 .bind(org_id)
@@ -101,6 +110,11 @@ macro_rules! impl_servers {
                 .bind(sealed)
                 .bind(DbTime(now))
                 .bind(changes.protocol.map(|p| p.as_str()))
+                .bind(changes.auth_mode.map(|m| m.as_str()))
+                .bind(changes.oauth_client.is_some())
+                .bind(changes.oauth_client.as_ref().and_then(|c| c.as_ref().map(|c| c.client_id.clone())))
+                .bind(changes.oauth_client.as_ref().and_then(|c| c.as_ref().and_then(|c| c.secret_sealed.clone())))
+                .bind(changes.oauth_client.as_ref().and_then(|c| c.as_ref().and_then(|c| c.issuer.clone())))
                 .fetch_optional(&self.pool)
                 .await?;
                 row.map(Into::into).ok_or(StoreError::NotFound)

@@ -64,7 +64,8 @@ macro_rules! end_pending_where {
 macro_rules! server_cols {
     () => {
         "id, org_id, slug, name, url, header_names, headers_sealed, created_at, \
-         updated_at, cut_off_at, cut_off_by, cut_off_reason, protocol"
+         updated_at, cut_off_at, cut_off_by, cut_off_reason, protocol, auth_mode, oauth_client_id, \
+         oauth_client_secret_sealed, oauth_client_issuer"
     };
 }
 

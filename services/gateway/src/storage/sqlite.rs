@@ -95,3 +95,4 @@ super::audit::impl_audit!(SqliteStore, Sqlite);
 super::notifications::impl_notifications!(SqliteStore, Sqlite);
 super::push::impl_push_devices!(SqliteStore, Sqlite);
 super::sign_in::impl_sign_ins!(SqliteStore, Sqlite);
+super::connections::impl_connections!(SqliteStore, Sqlite);

@@ -6,6 +6,7 @@ mod accounts;
 mod agent_leaves;
 mod audit_log;
 mod cli;
+mod connections;
 mod console;
 mod demo;
 mod egress;

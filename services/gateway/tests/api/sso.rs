@@ -95,7 +95,7 @@ async fn herald_with_idp(
 }
 
 /// A browser that keeps cookies and follows nothing by itself.
-fn browser(app: &TestApp) -> Session {
+pub(crate) fn browser(app: &TestApp) -> Session {
     Session {
         base: app.base.clone(),
         http: reqwest::Client::builder()
@@ -107,7 +107,7 @@ fn browser(app: &TestApp) -> Session {
     }
 }
 
-fn location(response: &reqwest::Response) -> String {
+pub(crate) fn location(response: &reqwest::Response) -> String {
     assert_eq!(response.status(), StatusCode::SEE_OTHER, "a redirect from {}", response.url());
     response.headers()["location"].to_str().unwrap().to_owned()
 }
@@ -122,9 +122,16 @@ async fn start(browser: &Session) -> String {
     location(&response)
 }
 
-/// At the provider, as `sub`: follows its redirects to the login form, signs in, and follows
-/// on until the browser is sent back to Herald. Returns Herald's callback URL (not yet opened).
-async fn at_the_provider(app: &TestApp, browser: &Session, authorize_url: &str, sub: &str) -> String {
+/// At the provider, as `sub`: follows its redirects to its sign-in form, fills it (its action,
+/// its hidden fields, `login=sub`, plus `extra`), and follows on until the browser is sent back
+/// to Herald. Returns Herald's URL (not yet opened).
+pub(crate) async fn at_the_provider_with(
+    app: &TestApp,
+    browser: &Session,
+    authorize_url: &str,
+    sub: &str,
+    extra: &[(&str, &str)],
+) -> String {
     let mut url = authorize_url.to_owned();
     let mut signed_in = false;
     for _ in 0..10 {
@@ -137,16 +144,34 @@ async fn at_the_provider(app: &TestApp, browser: &Session, authorize_url: &str, 
             url = absolute(&here, response.headers()["location"].to_str().unwrap());
             continue;
         }
-        assert_eq!(response.status(), StatusCode::OK, "at {url}: {}", response.text().await.unwrap());
-        assert!(!signed_in, "the provider showed its form twice");
-        // The interaction page: sign in as `sub`.
-        let form = format!("{}/login", here.as_str().trim_end_matches('/'));
-        let fields = url::form_urlencoded::Serializer::new(String::new()).append_pair("login", sub).finish();
+        assert_eq!(response.status(), StatusCode::OK, "at {url}");
+        let page = response.text().await.unwrap();
+        assert!(!signed_in, "the provider showed its form twice: {page}");
+        let attribute = |tag: &str, name: &str| -> Option<String> {
+            let start = tag.find(&format!("{name}=\""))? + name.len() + 2;
+            Some(tag[start..].split('"').next()?.to_owned())
+        };
+        let form_tag = page.split("<form").nth(1).expect("a sign-in form");
+        let action =
+            attribute(form_tag.split('>').next().unwrap(), "action").unwrap_or_else(|| here.to_string());
+        let mut fields = url::form_urlencoded::Serializer::new(String::new());
+        for input in page.split("<input").skip(1).map(|t| t.split('>').next().unwrap()) {
+            if input.contains("type=\"hidden\"")
+                && let (Some(name), Some(value)) = (attribute(input, "name"), attribute(input, "value"))
+            {
+                fields.append_pair(&name, &value);
+            }
+        }
+        fields.append_pair("login", sub);
+        for (k, v) in extra {
+            fields.append_pair(k, v);
+        }
+        let form = absolute(&here, &action);
         let posted = browser
             .http
             .post(&form)
             .header("content-type", "application/x-www-form-urlencoded")
-            .body(fields)
+            .body(fields.finish())
             .send()
             .await
             .unwrap();
@@ -155,6 +180,10 @@ async fn at_the_provider(app: &TestApp, browser: &Session, authorize_url: &str, 
         signed_in = true;
     }
     panic!("the provider never sent the browser back to Herald");
+}
+
+async fn at_the_provider(app: &TestApp, browser: &Session, authorize_url: &str, sub: &str) -> String {
+    at_the_provider_with(app, browser, authorize_url, sub, &[]).await
 }
 
 /// The whole dance; returns where Herald sent the browser in the end.

@@ -38,6 +38,8 @@ fn server(slug: &str) -> NewServer {
         header_names: vec![],
         headers_sealed: vec![],
         protocol: Default::default(),
+        auth_mode: Default::default(),
+        oauth_client: None,
     }
 }
 

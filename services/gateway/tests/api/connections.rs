@@ -1,0 +1,309 @@
+//! Each person connecting to an OAuth-protected server as themselves, against a
+//! server nobody here wrote the protocol of: the official Python SDK's
+//! authorization support (`mcp.server.auth`, with a provider written for the
+//! test, as the SDK's examples do), run by tests/peers/python/oauth_server.py.
+//! Herald is the OAuth client: discovery from the 401, dynamic registration,
+//! PKCE and `resource`, `iss`, refresh, revocation.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::mcp_support::{Agent, text};
+use crate::sso::{at_the_provider_with, browser, location};
+use crate::support::{PASSWORD, Session, TestApp, body};
+
+/// tests/peers/python/oauth_server.py: an authorization server and the MCP server it protects.
+pub(crate) struct OAuthServer {
+    pub mcp_url: String,
+    pub issuer: String,
+    _child: tokio::process::Child,
+}
+
+impl OAuthServer {
+    pub(crate) async fn start(access_ttl_secs: u64) -> Self {
+        use tokio::io::AsyncBufReadExt;
+        let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/.venv/bin/python");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/python/oauth_server.py");
+        assert!(std::path::Path::new(python).exists(), "run tests/peers/install.sh first");
+        let mut child = tokio::process::Command::new(python)
+            .arg(script)
+            .env("ACCESS_TTL", access_ttl_secs.to_string())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the OAuth server starts");
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("it says where it listens")
+            .unwrap()
+            .unwrap();
+        let ports: Vec<&str> =
+            line.strip_prefix("listening ").expect("listening <rs> <as>").split(' ').collect();
+        OAuthServer {
+            mcp_url: format!("http://127.0.0.1:{}/mcp", ports[0]),
+            issuer: format!("http://127.0.0.1:{}", ports[1]),
+            _child: child,
+        }
+    }
+
+    pub(crate) async fn look(&self, path: &str) -> Value {
+        reqwest::get(format!("{}{path}", self.issuer)).await.unwrap().json().await.unwrap()
+    }
+}
+
+const IGNORE: &str = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored";
+
+/// A person signed in with their password, in a browser that follows no redirect by itself.
+async fn signed_in(app: &TestApp, email: &str) -> Session {
+    let person = browser(app);
+    let response = person.post("/api/v1/auth/login", &json!({ "email": email, "password": PASSWORD })).await;
+    assert_eq!(response.status(), StatusCode::OK, "{IGNORE}");
+    person
+}
+
+/// Connects `person` to `acme/notes`, signing in at the authorization server as `account`;
+/// returns where Herald sent the browser in the end.
+async fn connect(app: &TestApp, person: &Session, account: &str, extra: &[(&str, &str)]) -> String {
+    let authorize = location(&person.get("/connect/acme/notes/start").await);
+    let back = at_the_provider_with(app, person, &authorize, account, extra).await;
+    location(&person.http.get(&back).send().await.unwrap())
+}
+
+fn query_of(location: &str) -> std::collections::HashMap<String, String> {
+    reqwest::Url::parse("http://x").unwrap().join(location).unwrap().query_pairs().into_owned().collect()
+}
+
+async fn register_notes(owner: &Session, url: &str) {
+    let created = owner
+        .post(
+            "/api/v1/orgs/acme/servers",
+            &json!({ "slug": "notes", "name": "Notes", "url": url, "auth_mode": "oauth" }),
+        )
+        .await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    assert_eq!(body(created).await["auth_mode"], "oauth");
+}
+
+/// The text of a call's outcome: the tool's text, or the error's message.
+fn outcome(message: &herald_mcp::jsonrpc::Message) -> String {
+    match message {
+        herald_mcp::jsonrpc::Message::Error { error, .. } => error.message.clone(),
+        other => text(other),
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn each_person_connects_as_themselves_and_their_calls_carry_their_own_token() {
+    let upstream = OAuthServer::start(3600).await;
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    app.join(&owner_session, "acme", "grace@example.com", "member").await;
+    let olive_token = app.token(&owner_session, "acme", "olive's agent").await;
+    let grace_token = app.token(&app.sign_in("grace@example.com").await, "acme", "grace's agent").await;
+
+    // Not connected yet: the agent is told where the person connects.
+    let olive_agent = Agent::modern(&app, &olive_token, "notes");
+    let refused = outcome(&olive_agent.call(1, "whoami", json!({})).await);
+    assert!(refused.contains("/connections?connect=acme/notes"), "{refused}");
+
+    // Olive connects: Herald found the authorization server from the 401, registered itself, and
+    // sent her there with PKCE and the resource.
+    let olive = signed_in(&app, "owner@example.com").await;
+    let authorize = reqwest::Url::parse(&location(&olive.get("/connect/acme/notes/start").await)).unwrap();
+    assert!(authorize.as_str().starts_with(&upstream.issuer), "{authorize}");
+    let param = |k: &str| authorize.query_pairs().find(|(key, _)| key == k).map(|(_, v)| v.into_owned());
+    assert_eq!(param("resource").as_deref(), Some(upstream.mcp_url.as_str()));
+    assert_eq!(param("code_challenge_method").as_deref(), Some("S256"));
+    assert_eq!(param("scope").as_deref(), Some("mcp:tools"), "the challenge's scope");
+    let back = at_the_provider_with(&app, &olive, authorize.as_str(), "olive", &[]).await;
+    assert_eq!(location(&olive.http.get(&back).send().await.unwrap()), "/connections?connected=acme/notes");
+    assert_eq!(outcome(&olive_agent.call(2, "whoami", json!({})).await), "you are olive");
+    // A legacy agent of hers too.
+    let legacy = Agent::legacy(&app, &olive_token, "notes").await;
+    assert_eq!(outcome(&legacy.call(3, "whoami", json!({})).await), "you are olive");
+
+    // Grace connects as herself; each agent acts as its own person.
+    let grace = signed_in(&app, "grace@example.com").await;
+    assert_eq!(connect(&app, &grace, "grace", &[]).await, "/connections?connected=acme/notes");
+    let grace_agent = Agent::modern(&app, &grace_token, "notes");
+    assert_eq!(outcome(&grace_agent.call(4, "whoami", json!({})).await), "you are grace");
+    assert_eq!(outcome(&olive_agent.call(5, "whoami", json!({})).await), "you are olive");
+
+    // One registration for the server, at Herald's callback; the token requests named the resource.
+    let clients = upstream.look("/_test/clients").await;
+    let clients = clients.as_array().unwrap();
+    assert_eq!(clients.len(), 1, "{clients:?}");
+    assert_eq!(clients[0]["redirect_uris"][0], format!("{}/connect/callback", app.base));
+    let requests = upstream.look("/_test/requests").await;
+    let token_requests: Vec<&Value> =
+        requests.as_array().unwrap().iter().filter(|r| r["path"] == "/token").collect();
+    assert!(!token_requests.is_empty());
+    for r in &token_requests {
+        assert_eq!(r["params"]["resource"], upstream.mcp_url, "{r}");
+        assert_eq!(r["params"]["code_verifier"], "***", "PKCE verifier sent: {r}");
+    }
+
+    // Grace's own list.
+    let list = body(grace.get("/api/v1/me/connections").await).await;
+    let notes = &list["connections"][0];
+    assert_eq!(notes["server"], "notes");
+    assert_eq!(notes["connected"], true);
+    assert_eq!(notes["issuer"], upstream.issuer);
+    assert_eq!(notes["scopes"], json!(["mcp:tools"]));
+    assert_eq!(notes["renewable"], true);
+
+    // Removed from the organisation: her tokens are revoked upstream, and gone here.
+    let members = body(owner_session.get("/api/v1/orgs/acme/members").await).await;
+    let grace_id = members["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["user"]["email"] == "grace@example.com")
+        .unwrap()["user"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let removed = owner_session.delete(&format!("/api/v1/orgs/acme/members/{grace_id}")).await;
+    assert_eq!(removed.status(), StatusCode::NO_CONTENT);
+    let revoked = upstream.look("/_test/revoked").await;
+    assert!(
+        revoked.as_array().unwrap().iter().any(|r| r["subject"] == "grace"),
+        "{revoked} {}",
+        upstream.look("/_test/requests").await
+    );
+    assert_eq!(body(grace.get("/api/v1/me/connections").await).await["connections"], json!([]));
+    assert_eq!(outcome(&olive_agent.call(6, "whoami", json!({})).await), "you are olive", "Olive untouched");
+
+    // Olive disconnects: revoked, and her agent is told to connect again.
+    assert_eq!(olive.delete("/api/v1/me/connections/acme/notes").await.status(), StatusCode::NO_CONTENT);
+    let revoked = upstream.look("/_test/revoked").await;
+    assert!(revoked.as_array().unwrap().iter().any(|r| r["subject"] == "olive"), "{revoked}");
+    let again = outcome(&olive_agent.call(7, "whoami", json!({})).await);
+    assert!(again.contains("connect"), "{again}");
+    let log = body(owner_session.get("/api/v1/orgs/acme/audit?action=connection.created").await).await;
+    assert_eq!(log["entries"].as_array().unwrap().len(), 2, "{log}");
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn a_token_about_to_expire_is_refreshed_before_the_call() {
+    // Tokens live 30 s: shorter than the minute Herald renews ahead, so every call renews.
+    let upstream = OAuthServer::start(30).await;
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    let token = app.token(&owner_session, "acme", "agent").await;
+    let olive = signed_in(&app, "owner@example.com").await;
+    connect(&app, &olive, "olive", &[]).await;
+    let agent = Agent::modern(&app, &token, "notes");
+    assert_eq!(outcome(&agent.call(1, "whoami", json!({})).await), "you are olive");
+    assert_eq!(outcome(&agent.call(2, "whoami", json!({})).await), "you are olive", "after a rotation");
+    let requests = upstream.look("/_test/requests").await;
+    let refreshes: Vec<&Value> = requests
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["params"]["grant_type"] == "refresh_token")
+        .collect();
+    assert!(refreshes.len() >= 2, "{requests}");
+    assert!(refreshes.iter().all(|r| r["params"]["resource"] == upstream.mcp_url && r["status"] == 200));
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn a_refused_replayed_or_misattributed_answer_connects_nobody() {
+    let upstream = OAuthServer::start(3600).await;
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    let olive = signed_in(&app, "owner@example.com").await;
+
+    // The person says no.
+    let denied = query_of(&connect(&app, &olive, "olive", &[("deny", "1")]).await);
+    assert_eq!(denied["connect_error"], "refused");
+    assert!(denied["detail"].starts_with("access_denied"), "{denied:?}");
+
+    // An answer naming another issuer.
+    let authorize = location(&olive.get("/connect/acme/notes/start").await);
+    let back = at_the_provider_with(&app, &olive, &authorize, "olive", &[]).await;
+    let mut tampered = reqwest::Url::parse(&back).unwrap();
+    let pairs: Vec<(String, String)> = tampered
+        .query_pairs()
+        .map(|(k, v)| (k.to_string(), if k == "iss" { "http://127.0.0.1:1".into() } else { v.to_string() }))
+        .collect();
+    tampered.query_pairs_mut().clear().extend_pairs(pairs);
+    let wrong = query_of(&location(&olive.http.get(tampered.as_str()).send().await.unwrap()));
+    assert_eq!(wrong["connect_error"], "wrong_issuer");
+    // …and the real answer, brought back after it, finds its attempt spent.
+    let replay = query_of(&location(&olive.http.get(&back).send().await.unwrap()));
+    assert_eq!(replay["connect_error"], "attempt_unknown");
+
+    // Another browser bringing back a good answer.
+    let authorize = location(&olive.get("/connect/acme/notes/start").await);
+    let back = at_the_provider_with(&app, &olive, &authorize, "olive", &[]).await;
+    let thief = signed_in(&app, "owner@example.com").await;
+    let stolen = query_of(&location(&thief.http.get(&back).send().await.unwrap()));
+    assert_eq!(stolen["connect_error"], "other_browser");
+    assert_eq!(body(olive.get("/api/v1/me/connections").await).await["connections"][0]["connected"], false);
+}
+
+#[tokio::test]
+async fn a_server_whose_metadata_is_for_another_resource_is_not_connected_to() {
+    // A server that refuses with a challenge whose metadata claims to be someone else's.
+    let liar = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", liar.local_addr().unwrap());
+    let prm = format!("{base}/.well-known/oauth-protected-resource/mcp");
+    let challenge = format!("Bearer resource_metadata=\"{prm}\", scope=\"all\"");
+    let router = axum::Router::new()
+        .route(
+            "/mcp",
+            axum::routing::post(move || {
+                let challenge = challenge.clone();
+                async move { (StatusCode::UNAUTHORIZED, [("www-authenticate", challenge)]) }
+            }),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            axum::routing::get(|| async {
+                axum::Json(json!({
+                    "resource": "https://mail.example.com/mcp",
+                    "authorization_servers": ["https://accounts.example.com"],
+                }))
+            }),
+        );
+    tokio::spawn(async move { axum::serve(liar, router).await.unwrap() });
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &format!("{base}/mcp")).await;
+    let olive = signed_in(&app, "owner@example.com").await;
+    let failed = query_of(&location(&olive.get("/connect/acme/notes/start").await));
+    assert_eq!(failed["connect_error"], "misconfigured");
+    assert!(failed["detail"].contains("mail.example.com"), "{failed:?}");
+    assert_eq!(failed["server"], "acme/notes");
+
+    // A server with the shared-headers mode is not one to connect to; nor is one in another org.
+    let plain = owner_session
+        .post(
+            "/api/v1/orgs/acme/servers",
+            &json!({ "slug": "plain", "name": "Plain", "url": format!("{base}/mcp") }),
+        )
+        .await;
+    assert_eq!(plain.status(), StatusCode::CREATED);
+    assert_eq!(
+        query_of(&location(&olive.get("/connect/acme/plain/start").await))["connect_error"],
+        "not_oauth"
+    );
+    assert_eq!(
+        query_of(&location(&olive.get("/connect/other/notes/start").await))["connect_error"],
+        "no_server"
+    );
+    // Signed out: to the sign-in page, and back here afterwards.
+    let stranger = browser(&app);
+    let to_login = location(&stranger.get("/connect/acme/notes/start").await);
+    assert!(to_login.starts_with("/login?return_to="), "{to_login}");
+}
