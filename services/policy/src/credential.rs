@@ -12,8 +12,10 @@
 //! security codes, in English, Spanish, French, German, Portuguese, Italian,
 //! Dutch, Polish, Turkish, Russian, Arabic, Hindi, Chinese, Japanese, Korean
 //! and Swedish, through abbreviations and obfuscations (`pwd`, `pw`, `creds`,
-//! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `x-api-key`, `apiKey`, `2FA`,
-//! full-width letters, zero-width spaces, Cyrillic and Greek look-alikes).
+//! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `p.w.d`, `비 밀 번 호`, `x-api-key`,
+//! `apiKey`, `2FA`, full-width letters, zero-width spaces, Cyrillic and Greek
+//! look-alikes, and one-letter typos of long credential nouns: `pasword`,
+//! `Passwrot`, `kontraseña`, not `passport`).
 //! Answers to security questions (`your mother's maiden name`, or an
 //! `answer` when a security question is discussed) count as passwords.
 //!
@@ -178,6 +180,7 @@ mod matcher;
 mod normalize;
 mod rules;
 mod secrets;
+mod typo;
 
 use matcher::{Context, Kind, Match, Matcher, MatcherBuilder, Pattern, Scope, Sense};
 use normalize::{CLAUSE, Norm, SPACE};
