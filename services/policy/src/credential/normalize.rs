@@ -476,10 +476,11 @@ impl Norm {
             return;
         }
         st.in_token = false;
-        let token = &self.text[st.token_start..];
+        let len = self.text.len() - st.token_start;
         let single = match st.script {
-            Script::Other => token.len() == 1 && token.as_bytes()[0].is_ascii_alphanumeric(),
-            Script::Dense | Script::Hangul => token.chars().nth(1).is_none(),
+            Script::Other => len == 1 && self.text.as_bytes()[st.token_start].is_ascii_alphanumeric(),
+            // One character of three bytes.
+            Script::Dense | Script::Hangul => len == 3,
         };
         st.singles = if single { st.singles.saturating_add(1) } else { 0 };
         st.spelled |= st.singles >= SPELLED_TRIGGER;
@@ -487,7 +488,9 @@ impl Norm {
             if st.leet || st.cyrillic {
                 self.refold(st.token_start);
             }
-            if let Some(noun) = typo::nearest(&self.text.as_bytes()[st.token_start..]) {
+            if (7..=11).contains(&(self.text.len() - st.token_start))
+                && let Some(noun) = typo::nearest(&self.text.as_bytes()[st.token_start..])
+            {
                 self.replace_token(st.token_start, noun);
             }
         }

@@ -16,9 +16,8 @@
 //! byte by byte, stopping at the second difference, with no allocation.
 
 /// The shortest noun that is corrected.
-pub(crate) const MIN_LEN: usize = 6;
-/// The longest noun that is corrected.
-const MAX_LEN: usize = 10;
+#[cfg(test)]
+const MIN_LEN: usize = 6;
 
 /// Credential nouns, normalised (lower case, diacritics folded, no spaces).
 const NOUNS: &[&str] = &[
@@ -42,13 +41,21 @@ const REAL_WORDS: &[&str] =
 #[inline]
 pub(crate) fn nearest(word: &[u8]) -> Option<&'static str> {
     let n = word.len();
-    if !(MIN_LEN - 1..=MAX_LEN + 1).contains(&n) || !word.iter().all(u8::is_ascii_lowercase) {
+    // The nouns are 8 to 10 letters long.
+    if !(7..=11).contains(&n) {
         return None;
     }
     let mut best = None;
     for noun in NOUNS {
         let nb = noun.as_bytes();
         if nb.len().abs_diff(n) > 1 {
+            continue;
+        }
+        // One edit keeps the first letter, or moves the second one there
+        // (`ontrasena`, `ocntrasena`), or changes the first (`kontrasena`,
+        // `kcontrasena`).
+        let (w0, w1, n0, n1) = (word[0], word[1], nb[0], nb[1]);
+        if w0 != n0 && w1 != n1 && w0 != n1 && w1 != n0 {
             continue;
         }
         if nb == word {
@@ -62,10 +69,19 @@ pub(crate) fn nearest(word: &[u8]) -> Option<&'static str> {
             best = Some(*noun);
         }
     }
-    if best.is_some() && REAL_WORDS.iter().any(|w| w.as_bytes() == word) {
+    if best.is_some()
+        && (!word.iter().all(u8::is_ascii_lowercase) || REAL_WORDS.iter().any(|w| w.as_bytes() == word))
+    {
         return None;
     }
     best
+}
+
+/// Whether byte slices `a` and `b` are equal, without a call to `memcmp`
+/// (they are a few bytes long).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Whether `a` and `b` (which differ) are one substitution, deletion,
@@ -79,11 +95,11 @@ fn one_edit(a: &[u8], b: &[u8]) -> bool {
                 return false;
             }
             // A substitution, or two neighbours swapped.
-            a[i + 1..] == b[i + 1..]
-                || (i + 1 < a.len() && a[i] == b[i + 1] && a[i + 1] == b[i] && a[i + 2..] == b[i + 2..])
+            same(&a[i + 1..], &b[i + 1..])
+                || (i + 1 < a.len() && a[i] == b[i + 1] && a[i + 1] == b[i] && same(&a[i + 2..], &b[i + 2..]))
         }
-        std::cmp::Ordering::Less => a[i..] == b[i + 1..],
-        std::cmp::Ordering::Greater => a[i + 1..] == b[i..],
+        std::cmp::Ordering::Less => same(&a[i..], &b[i + 1..]),
+        std::cmp::Ordering::Greater => same(&a[i + 1..], &b[i..]),
     }
 }
 
@@ -93,6 +109,14 @@ mod tests {
 
     fn fix(w: &str) -> Option<&'static str> {
         nearest(w.as_bytes())
+    }
+
+    #[test]
+    fn nouns_are_long_enough() {
+        // `nearest` looks only at words of 7 to 11 letters.
+        for noun in NOUNS {
+            assert!((MIN_LEN.max(8)..=10).contains(&noun.len()), "{noun}");
+        }
     }
 
     #[test]
