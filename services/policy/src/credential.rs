@@ -12,8 +12,14 @@
 //! security codes, in English, Spanish, French, German, Portuguese, Italian,
 //! Dutch, Polish, Turkish, Russian, Arabic, Hindi, Chinese, Japanese, Korean
 //! and Swedish, through abbreviations and obfuscations (`pwd`, `pw`, `creds`,
-//! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `x-api-key`, `apiKey`, `2FA`,
-//! full-width letters, zero-width spaces, Cyrillic and Greek look-alikes).
+//! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `p.w.d`, `비 밀 번 호`, `x-api-key`,
+//! `apiKey`, `2FA`, full-width letters, zero-width spaces, Cyrillic and Greek
+//! look-alikes, and one-letter typos of long credential nouns: `pasword`,
+//! `Passwrot`, `kontraseña`, not `passport`). It also knows the contents of
+//! files and the output of commands that hold a credential by nature (a
+//! kubeconfig, `~/.aws/credentials`, `terraform.tfstate`, `id_rsa`, `.npmrc`,
+//! `gcloud auth print-access-token`, a "Copy as cURL" of a request), asked for
+//! when their contents are (`run … and paste the output`), not their path.
 //! Answers to security questions (`your mother's maiden name`, or an
 //! `answer` when a security question is discussed) count as passwords.
 //!
@@ -70,7 +76,14 @@
 //!   kubeconfig, `~/.aws/credentials`, a keystore, the output of
 //!   `printenv`) are asked for like any credential, unless the request names
 //!   one variable of them (`the PORT line of your .env`; a secret one,
-//!   `IYZICO_SECRET_KEY`, is a term of its own).
+//!   `IYZICO_SECRET_KEY`, is a term of its own). Credential files and
+//!   commands ([`Category::CredentialFile`]: a kubeconfig, `terraform.tfstate`,
+//!   `id_rsa`, `.npmrc`, `aws configure export-credentials`, `az account
+//!   get-access-token`) are asked for by a request before them or up to eight
+//!   words after them in the same clause (`run gcloud auth print-access-token
+//!   and paste what it prints`); their path, location or existence is a
+//!   topic (`where is your kubeconfig?`, `the path of the .pgpass`), and a
+//!   public key file is not a private one (`id_ed25519.pub`).
 //! - **The person's own secret**: a question that makes the person reveal,
 //!   confirm or choose their own secret, or any property of it, asks for it;
 //!   one about a policy or an action (`how long must passwords be?`, `did
@@ -178,6 +191,7 @@ mod matcher;
 mod normalize;
 mod rules;
 mod secrets;
+mod typo;
 
 use matcher::{Context, Kind, Match, Matcher, MatcherBuilder, Pattern, Scope, Sense};
 use normalize::{CLAUSE, Norm, SPACE};
@@ -309,13 +323,18 @@ pub enum Category {
     CardExpiry,
     /// A payment card's security code (CVV, CVC).
     CardSecurityCode,
+    /// The contents of a file, or the output of a command, that holds a
+    /// credential by nature: a kubeconfig, `~/.aws/credentials`, a
+    /// `terraform.tfstate`, an SSH private key file, the output of `gcloud
+    /// auth print-access-token`, a "Copy as cURL" of a signed-in request.
+    CredentialFile,
     /// One of the organisation's own terms.
     Custom,
 }
 
 impl Category {
     /// Every category, in declaration order.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 15] = [
         Self::Password,
         Self::Passphrase,
         Self::ApiKey,
@@ -329,6 +348,7 @@ impl Category {
         Self::CardNumber,
         Self::CardExpiry,
         Self::CardSecurityCode,
+        Self::CredentialFile,
         Self::Custom,
     ];
 
@@ -349,6 +369,7 @@ impl Category {
             Self::CardNumber => "card_number",
             Self::CardExpiry => "card_expiry",
             Self::CardSecurityCode => "card_security_code",
+            Self::CredentialFile => "credential_file",
             Self::Custom => "custom",
         }
     }
@@ -370,6 +391,7 @@ impl Category {
             Self::CardNumber => "a payment card number",
             Self::CardExpiry => "a card expiry date",
             Self::CardSecurityCode => "a card security code",
+            Self::CredentialFile => "the contents of a credential file or a command's output",
             Self::Custom => "an organisation-defined credential",
         }
     }
@@ -806,9 +828,10 @@ impl CredentialDetector {
             }
             // A queue phrase is often also a blocker of the word it holds
             // (`senha de atendimento`): it still says a queue is discussed;
-            // so does another sense's (`clave de sol`).
+            // so does another sense's (`clave de sol`), and a map's (`pin en
+            // el mapa`).
             if matches!(k, Kind::Term(..) | Kind::Context(_) | Kind::Allow)
-                && !matches!(k, Kind::Context(Context::Queue | Context::OtherSense))
+                && !matches!(k, Kind::Context(Context::Queue | Context::OtherSense | Context::Map))
                 && blocked(m)
             {
                 continue;
@@ -1014,9 +1037,12 @@ impl CredentialDetector {
                             })
                             && !around.iter().any(|q| {
                                 q.kind == Kind::Own { cue: true }
-                                    && q.start >= m.end
-                                    && clause(q.start) == c
-                                    && gap(norm, m.end, q.start) <= 1
+                                    && ((q.start >= m.end
+                                        && clause(q.start) == c
+                                        && gap(norm, m.end, q.start) <= 1)
+                                        // A meta word inside an ownership cue
+                                        // (`كم عدد أحرف`, "how many letters").
+                                        || (q.start <= o.start && o.end <= q.end && q.end <= m.start))
                             })
                     }
                     // A request that starts with the question word (`cuál
@@ -1080,6 +1106,11 @@ impl CredentialDetector {
                     _ if asked_answer => None,
                     Kind::Need { after } if o.end <= m.start || (after && m.end <= o.start) => {
                         Some((o, u32::from(rules::CUE_GAP)))
+                    }
+                    // A request a few words after a credential file or
+                    // command (`run … and paste the output here`).
+                    Kind::Cue { .. } if category == Category::CredentialFile && m.end <= o.start => {
+                        Some((o, u32::from(rules::FILE_CUE_GAP)))
                     }
                     Kind::Cue { gap: reach, before, after }
                         if (before && o.end <= m.start) || (after && m.end <= o.start) =>
@@ -1197,6 +1228,7 @@ impl CredentialDetector {
                     | Category::ClientSecret
                     | Category::PrivateKey
                     | Category::SessionCookie
+                    | Category::CredentialFile
                     | Category::Custom
             )
         };
@@ -1560,7 +1592,18 @@ impl CredentialDetector {
     /// explanations and removes duplicates.
     fn settle(&self, pending: Vec<Pending>, evidence: Evidence) -> Vec<CredentialHit> {
         let mut hits: Vec<CredentialHit> = Vec::with_capacity(pending.len());
-        for p in pending {
+        // A compound value that a credential file or command carries (`run
+        // kubectl config view --raw and paste the output`) is that file's
+        // contents, not a password of its own.
+        let file_at = |location: &HitLocation| {
+            pending.iter().any(|q| q.category == Category::CredentialFile && q.location == *location)
+        };
+        let skip: Vec<bool> =
+            pending.iter().map(|p| p.sense == Sense::NeedsInline && file_at(&p.location)).collect();
+        for (p, skip) in pending.into_iter().zip(skip) {
+            if skip {
+                continue;
+            }
             let category = match p.sense {
                 Sense::Plain => p.category,
                 Sense::NeedsCard if evidence.card => p.category,
@@ -1859,8 +1902,13 @@ fn parenthesis_between(text: &str, norm: &Norm, end: u32, start: u32) -> bool {
     let between = text.get(orig_end(text, norm, end)..orig_start(text, norm, start)).unwrap_or("").trim();
     let Some(inner) = between.strip_prefix(['(', '（']) else { return false };
     let Some(close) = inner.find([')', '）']) else { return false };
-    // A particle or a word such as `here` may follow (`）を`, `) buraya`).
+    // A particle or a word such as `here` may follow (`）を`, `) buraya`),
+    // or a comma and a short conjunction (`(bash), and paste it here`).
     let after = inner[close..].trim_start_matches([')', '）']).trim();
+    let after = match after.strip_prefix([',', '，', '،']) {
+        Some(rest) if rest.trim().chars().count() <= 5 => rest.trim(),
+        _ => after,
+    };
     !inner[..close].contains(['(', '（', '.', '!', '?', ';', '\n', '。', '！', '？', '；'])
         && after.chars().count() <= 10
         && !after.contains(|c: char| c.is_whitespace() || c.is_ascii_punctuation())

@@ -29,19 +29,29 @@
 //!   on the same line (`秘密の質問「母親の旧姓は？」の答え`) and punctuation at a
 //!   quotation's edge (`'Summer2023!'`, `«¿Cómo se llamaba?»`) end no
 //!   clause;
-//! - a word spelled out letter by letter (`p a s s w o r d`, `p-a-s-s`)
-//!   becomes one token.
+//! - a word spelled out letter by letter (`p a s s w o r d`, `p-a-s-s`,
+//!   `p.w.d`, `M o t   d e   p a s s e`, `비 밀 번 호`) becomes one token (see
+//!   [`Norm::join_spelled`]);
+//! - a Latin word one edit away from a long credential noun (`pasword`,
+//!   `Passwrot`, `kontraseña`) becomes that noun (see [`super::typo`]);
+//! - the dot of a few abbreviations (`inkl.`, `incl.`, `np.`) ends no clause.
 //!
 //! The normalised text keeps, for each of its bytes, where it came from in
 //! the original (to quote the matched text) and which token it belongs to
 //! (to measure how far apart two matches are).
 
+use super::typo;
+
 /// Separator between two tokens of the same clause.
 pub(crate) const SPACE: u8 = b' ';
 /// Separator between two clauses.
 pub(crate) const CLAUSE: u8 = b'|';
-/// How many letters spelled out one by one make a word.
+/// How many letters spelled out one by one make a word (three when they are
+/// joined by dots, hyphens or underscores: `p.w.d`, `p_i_n`; two or three
+/// Chinese, Japanese or Korean characters, see [`Norm::join_spelled`]).
 const SPELLED_MIN: usize = 4;
+/// How many one-character tokens in a row are worth a look.
+const SPELLED_TRIGGER: u8 = 2;
 
 /// One token of a normalised text.
 #[derive(Debug, Clone, Copy)]
@@ -177,7 +187,9 @@ impl Norm {
                     st.dot = false;
                 }
                 // The dot of an ordinal (`4. Wort`, `9. słowo`) ends no clause.
-                Class::ClauseEnd if c == '.' && st.in_token && self.ordinal_number(&st) => {
+                Class::ClauseEnd
+                    if c == '.' && st.in_token && (self.ordinal_number(&st) || self.abbreviation(&st)) =>
+                {
                     self.end_token(&mut st);
                     st.pending = st.pending.max(Pending::Space);
                 }
@@ -193,45 +205,117 @@ impl Norm {
         }
         self.end_token(&mut st);
         if st.spelled {
-            self.join_spelled();
+            self.join_spelled(src);
         }
     }
 
-    /// Joins a word spelled out letter by letter (`p a s s w o r d`,
-    /// `p-a-s-s`): a run of at least [`SPELLED_MIN`] one-character Latin or
-    /// digit tokens of one phrase, each one separator apart in the original,
-    /// becomes one token (and is folded like any other).
-    fn join_spelled(&mut self) {
+    /// Joins words spelled out letter by letter: a run of one-character
+    /// tokens of one phrase and one script, a few separators apart in the
+    /// original, becomes one token (folded like any other, typos
+    /// included) when it is long enough:
+    ///
+    /// - at least [`SPELLED_MIN`] Latin letters or digits (`p a s s w o r
+    ///   d`, `P-A-S-S`), or three letters joined by single dots, hyphens or
+    ///   underscores (`p.w.d`, `p_w_d`; not `e.g.`); where the separators
+    ///   of a run differ, it is split into words where another than its
+    ///   most common one stands (`M o t   d e   p a s s e` → `mot de passe`,
+    ///   `a s-e-n-h-a` → `a senha`);
+    /// - at least three Korean syllables (`비 밀 번 호`) or two Chinese or
+    ///   Japanese characters (`密 码`, `パ ス`), one space apart.
+    fn join_spelled(&mut self, src: &str) {
         let n = self.tokens.len();
         let bytes = self.text.as_bytes();
         // Start byte of each token: separators belong to the token after them.
         let mut starts = Vec::with_capacity(n);
         starts.push(0usize);
         starts.extend((0..bytes.len()).filter(|&i| bytes[i] == SPACE || bytes[i] == CLAUSE).map(|i| i + 1));
+        let end_of = |i: usize| starts.get(i + 1).map_or(bytes.len(), |&s| s - 1);
+        // The script of a one-character token (0 Latin or digit, 1 Chinese or
+        // Japanese, 2 Korean), or `None`.
         let single = |i: usize| {
-            let end = starts.get(i + 1).map_or(bytes.len(), |&s| s - 1);
-            end - starts[i] == 1 && bytes[starts[i]].is_ascii_alphanumeric()
+            let t = &self.text[starts[i]..end_of(i)];
+            let mut cs = t.chars();
+            let c = cs.next()?;
+            if cs.next().is_some() {
+                return None;
+            }
+            match script_of(c) {
+                _ if c.is_ascii_alphanumeric() => Some(0u8),
+                Script::Dense => Some(1),
+                Script::Hangul => Some(2),
+                Script::Other => None,
+            }
         };
-        // Whether token `i` continues the spelling of token `i - 1`.
-        let joins = |i: usize| {
-            bytes[starts[i] - 1] == SPACE
-                && self.tokens[i].phrase == self.tokens[i - 1].phrase
-                // (a letter of two bytes, `h.a.s.ł.o`, leaves three)
-                && self.orig[starts[i]] - self.orig[starts[i - 1]] <= 3
+        // How many original bytes separate token `i - 1` from token `i`, and
+        // whether they are a single dot, hyphen or underscore.
+        let sep = |i: usize| {
+            let prev = self.orig[starts[i - 1]] as usize;
+            let width = src[prev..].chars().next().map_or(1, char::len_utf8);
+            let from = prev + width;
+            let to = (self.orig[starts[i]] as usize).max(from);
+            &src[from..to]
         };
         let mut runs = Vec::new();
         let mut i = 0;
         while i < n {
-            if !single(i) {
+            let Some(script) = single(i) else {
                 i += 1;
                 continue;
-            }
+            };
             let mut j = i + 1;
-            while j < n && single(j) && joins(j) {
+            let mut gaps: Vec<&str> = Vec::new();
+            while j < n
+                && bytes[starts[j] - 1] == SPACE
+                && self.tokens[j].phrase == self.tokens[j - 1].phrase
+                && single(j) == Some(script)
+            {
+                let g = sep(j);
+                let limit = if script == 0 { 5 } else { 1 };
+                if g.is_empty() || g.len() > limit {
+                    break;
+                }
+                gaps.push(g);
                 j += 1;
             }
-            if j - i >= SPELLED_MIN {
-                runs.push((i, j));
+            // The separator that spells the word: the most common one. A
+            // wider run of spaces splits words (`M o t   d e   p a s s e`);
+            // another separator ends the spelling (`o -p e o`, `a s-e-n-h-a`).
+            let spelling = gaps.iter().copied().max_by_key(|g| gaps.iter().filter(|h| *h == g).count());
+            let blank = |g: &str| g.bytes().all(|b| b == b' ');
+            let soft = |g: &str| spelling.is_some_and(|sp| blank(sp) && blank(g) && g.len() > sp.len());
+            let mut group = i;
+            for k in i..j {
+                let last = k + 1 == j;
+                if !last && (Some(gaps[k - i]) == spelling || soft(gaps[k - i])) {
+                    continue;
+                }
+                // Tokens `group..=k` are spelled with one separator.
+                let (from, to) = (group, k + 1);
+                group = k + 1;
+                let count = to - from;
+                let inner = &gaps[from - i..to - 1 - i];
+                let joined = !inner.is_empty() && inner.iter().all(|g| matches!(*g, "." | "-" | "_"));
+                let long_enough = match script {
+                    0 => {
+                        count >= SPELLED_MIN
+                            || (count >= 3
+                                && joined
+                                && (from..to).all(|t| !bytes[starts[t]].is_ascii_digit()))
+                    }
+                    1 => count >= 2,
+                    _ => count >= 3,
+                };
+                if !long_enough {
+                    continue;
+                }
+                let mut start = from;
+                for (t, g) in inner.iter().enumerate() {
+                    if soft(g) {
+                        runs.push((start, from + t + 1));
+                        start = from + t + 1;
+                    }
+                }
+                runs.push((start, to));
             }
             i = j;
         }
@@ -265,6 +349,13 @@ impl Norm {
             }
             if run.is_some() {
                 fold_token(&mut buf);
+                let word: String = buf.iter().map(|&(c, _)| c).collect();
+                if let Some(noun) = typo::nearest(word.as_bytes()) {
+                    let last = buf.len() - 1;
+                    let origs: Vec<u32> = buf.iter().map(|&(_, o)| o).collect();
+                    buf.clear();
+                    buf.extend(noun.chars().enumerate().map(|(k, c)| (c, origs[k.min(last)])));
+                }
             }
             for &(c, off) in &buf {
                 self.text.push(c);
@@ -276,6 +367,41 @@ impl Norm {
             t = last;
         }
         self.buf = buf;
+    }
+
+    /// Whether the current token is an abbreviation whose dot ends no
+    /// clause (`inkl.`, `incl.`, `etc.`, `np.`, `vb.`).
+    fn abbreviation(&self, st: &Builder) -> bool {
+        const ABBREVIATIONS: &[&str] = &[
+            "inkl",
+            "incl",
+            "bzw",
+            "ggf",
+            "evtl",
+            "vgl",
+            "usw",
+            "approx",
+            "ej",
+            "vs",
+            "resp",
+            "np",
+            "tj",
+            "itd",
+            "wg",
+            "vb",
+            "orn",
+            "ecc",
+            "cf",
+            "inkluzive",
+            "bijv",
+            "bv",
+            "dvs",
+            "osv",
+            "напр",
+            "вкл",
+        ];
+        let token = &self.text[st.token_start..];
+        ABBREVIATIONS.contains(&token)
     }
 
     /// Whether the current token is a number of one or two digits.
@@ -350,12 +476,40 @@ impl Norm {
             return;
         }
         st.in_token = false;
-        let single = self.text.len() - st.token_start == 1
-            && self.text.as_bytes()[st.token_start].is_ascii_alphanumeric();
+        let len = self.text.len() - st.token_start;
+        let single = match st.script {
+            Script::Other => len == 1 && self.text.as_bytes()[st.token_start].is_ascii_alphanumeric(),
+            // One character of three bytes.
+            Script::Dense | Script::Hangul => len == 3,
+        };
         st.singles = if single { st.singles.saturating_add(1) } else { 0 };
-        st.spelled |= usize::from(st.singles) >= SPELLED_MIN;
-        if st.script == Script::Other && st.latin && (st.leet || st.cyrillic) {
-            self.refold(st.token_start);
+        st.spelled |= st.singles >= SPELLED_TRIGGER;
+        if st.script == Script::Other && st.latin {
+            if st.leet || st.cyrillic {
+                self.refold(st.token_start);
+            }
+            if (7..=11).contains(&(self.text.len() - st.token_start))
+                && let Some(noun) = typo::nearest(&self.text.as_bytes()[st.token_start..])
+            {
+                self.replace_token(st.token_start, noun);
+            }
+        }
+    }
+
+    /// Rewrites the token that starts at byte `start` as `word` (ASCII), its
+    /// bytes pointing at the original characters in order (the last one for
+    /// any extra byte).
+    fn replace_token(&mut self, start: usize, word: &str) {
+        let old = self.text.len() - start;
+        let index = self.tokens.len() as u32 - 1;
+        let origs: [u32; 16] = std::array::from_fn(|i| self.orig[start + i.min(old - 1)]);
+        self.text.truncate(start);
+        self.orig.truncate(start);
+        self.tok.truncate(start);
+        for (i, c) in word.chars().enumerate() {
+            self.text.push(c);
+            self.orig.push(origs[i.min(15)]);
+            self.tok.push(index);
         }
     }
 
@@ -766,6 +920,43 @@ mod tests {
         assert_eq!(n.tokens.len(), 3);
         assert_eq!(n.tok, [0, 0, 1, 1, 1, 1, 1, 2, 2, 2]);
         assert_eq!(&n.orig[3..7], [3, 5, 7, 9]);
+    }
+
+    #[test]
+    fn spelled_with_dots_gaps_and_scripts() {
+        assert_eq!(norm("p.w.d"), "pwd");
+        assert_eq!(norm("P_I_N"), "pin");
+        assert_eq!(norm("K-e-n-n-w-o-r-t"), "kennwort");
+        assert_eq!(norm("e.g. this"), "e g|this");
+        assert_eq!(norm("v1.2.3"), "v1 2 3");
+        assert_eq!(norm("M o t   d e   p a s s e"), "mot de passe");
+        assert_eq!(norm("Digite a s-e-n-h-a"), "digite a senha");
+        assert_eq!(norm("com o -p e o valor"), "com o p e o valor");
+        assert_eq!(norm("비 밀 번 호"), "비밀번호");
+        assert_eq!(norm("할 수 있는"), "할 수 있는");
+        assert_eq!(norm("密 码"), "密码");
+        assert_eq!(norm("p a s w o r d"), "password");
+    }
+
+    #[test]
+    fn typos_of_credential_nouns() {
+        assert_eq!(norm("Your pasword, please"), "your password please");
+        assert_eq!(norm("Passwrot"), "passwort");
+        assert_eq!(norm("Kontraseña"), "contrasena");
+        assert_eq!(norm("p4sword"), "password");
+        assert_eq!(norm("passport passage passwd"), "passport passage passwd");
+        let mut n = Norm::default();
+        n.build("a pasword b");
+        assert_eq!(n.text, "a password b");
+        assert_eq!(n.tok.len(), n.text.len());
+        assert_eq!(n.orig.len(), n.text.len());
+        assert_eq!(n.orig[2..10], [2, 3, 4, 5, 6, 7, 8, 8]);
+    }
+
+    #[test]
+    fn abbreviations_end_no_clause() {
+        assert_eq!(norm("mail (inkl. Passwörter) und"), "mail|inkl passworter|und");
+        assert_eq!(norm("Ende. Dann"), "ende|dann");
     }
 
     #[test]

@@ -46,6 +46,13 @@
 //! - `qualifiers` (services and kinds of token: `npm`, `deploy`,
 //!   `production`) may stand between a request and its term, and
 //!   `qualified` nouns (`key`) name a credential right after one;
+//! - `credential_files` (and `credential_dotfiles`, named only as
+//!   dotfiles): files and command outputs whose contents are a credential
+//!   (`kubeconfig`, `terraform.tfstate`, `id_rsa`, `.npmrc`, `az account
+//!   get-access-token`), a category of their own; a request may also come
+//!   up to [`FILE_CUE_GAP`] tokens after them in the same clause (`run
+//!   gcloud auth print-access-token and paste the output`), and a path or a
+//!   location of them is a topic (`where is your kubeconfig?`);
 //! - `dotfiles`: files that hold secrets by nature, named only when written
 //!   as a dotfile (`.env`, not the word `env`);
 //! - `inline_only`: phrases that say a compound value next to them carries
@@ -154,6 +161,13 @@ pub(crate) struct LangRules {
     pub qualified: &'static [(Category, &'static [&'static str])],
     /// Files that hold API keys and the like, named as dotfiles (`.env`).
     pub dotfiles: &'static [&'static str],
+    /// Files and command outputs that hold a credential by nature (a
+    /// kubeconfig, `terraform.tfstate`, `id_rsa`, `gcloud auth
+    /// print-access-token`): asked for when a request asks for their
+    /// contents, also a few words after the name (`run … and paste the
+    /// output`); and such files named only as dotfiles (`.npmrc`).
+    pub credential_files: &'static [&'static str],
+    pub credential_dotfiles: &'static [&'static str],
     /// Phrases that say a nearby compound value carries a credential.
     pub inline_only: &'static [&'static str],
     /// Possessives (`your`) and predicates about a value (`contains`).
@@ -217,6 +231,8 @@ impl LangRules {
         qualifiers: &[],
         qualified: &[],
         dotfiles: &[],
+        credential_files: &[],
+        credential_dotfiles: &[],
         inline_only: &[],
         possessive: &[],
         drops_possessives: false,
@@ -256,6 +272,9 @@ pub(crate) const LANGUAGES: &[&LangRules] = &[
 
 /// How many tokens may separate a term from a request cue.
 pub(crate) const CUE_GAP: u8 = 4;
+/// How many tokens may separate a credential file or command from a request
+/// after it (`run gcloud auth print-access-token and paste the output`).
+pub(crate) const FILE_CUE_GAP: u8 = 8;
 /// How many tokens may separate a term from a near cue.
 pub(crate) const NEAR_CUE_GAP: u8 = 1;
 /// How many tokens may separate a term from an ownership cue before it.
@@ -303,6 +322,8 @@ pub(crate) fn add_builtin(builder: &mut MatcherBuilder) {
             add(specs, Kind::Term(category, Sense::NeedsQualifier));
         }
         add(lang.dotfiles, Kind::Term(Category::ApiKey, Sense::NeedsDot));
+        add(lang.credential_files, Kind::Term(Category::CredentialFile, Sense::Plain));
+        add(lang.credential_dotfiles, Kind::Term(Category::CredentialFile, Sense::NeedsDot));
         add(lang.inline_only, Kind::Term(Category::Password, Sense::InlineOnly));
         add(lang.possessive, Kind::Possessive);
         add(lang.properties, Kind::Property);

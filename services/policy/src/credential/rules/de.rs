@@ -11,6 +11,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "de",
     terms: &[
+        (Password, &["sicherheitsphrase", "telefonbanking passwort", "telefonbanking kennwort", "kennwort für telefonbanking", "codewort für telefonbanking", "ihr codewort", "dein codewort"]),
         (Pin, &["online banking pin", "banking pin", "*banking pin", "onlinebanking pin"]),
         (ApiKey, &["api schlüssels", "geheimen schlüssels", "zugangsschlüssels", "api keys"]),
         (Password, &["passw", "kennw", "pw vom", "pip conf"]),
@@ -101,6 +102,8 @@ pub(super) const RULES: LangRules = LangRules {
         "wie heißt der neue", "wie heißt die neue", "wie heißt das neue", "wie soll der neue", "wie soll die neue", "wie soll das neue",
     ],
     meta_before: &[
+        "fingerabdruck des", "fingerabdruck ihres", "fingerabdruck deines",
+        "wo liegt", "wo ist", "wo befindet sich", "pfad zur", "pfad zu", "pfad der", "pfad des",
         "länge des", "länge ihres", "mindestlänge", "mindestlänge des", "anzahl der", "anzahl", "maximale",
         "maximalen", "minimale", "richtlinie für", "vergessen sie ihr", "ihr vergessenes", "ändern sie ihr",
         "neues festlegen", "zurücksetzen des", "zurücksetzen", "art des", "typ des", "name des", "namen des",
@@ -110,6 +113,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["ist", "sind", "wird", "werden", "muss", "müssen", "darf", "dürfen"],
     meta_after: &[
+        "funktion", "feature",
+        "pfad", "speicherort", "fingerabdruck",
         "manager", "vergessen", "zurücksetzen", "ändern", "richtlinie", "richtlinien", "länge",
         "wiederherstellen", "limit", "budget", "anzahl", "rotieren", "widerrufen", "abgelaufen", "löschen",
         "speichern", "anforderungen", "regeln", "stärke", "gültigkeit", "verwaltung", "ablauf", "geändert",
@@ -118,6 +123,7 @@ pub(super) const RULES: LangRules = LangRules {
         "soll", "gültig", "noch gültig", "ungültig",
     ],
     cues: &[
+        "kopier", "kopier mir", "schick mir", "gib mir", "hier rein", "füg hier ein",
         "antworten sie hier mit", "antworten sie mit", "antworte hier mit", "antworte mit",
         "geben sie", "gib", "gebt", "eingeben", "einfügen", "fügen sie", "füge", "tragen sie", "trage",
         "eintragen", "angeben", "geben sie an", "nennen sie", "nenne", "teilen sie", "teile", "senden sie",
@@ -162,6 +168,8 @@ pub(super) const RULES: LangRules = LangRules {
         "benutzt du", "nutzt du",
     ],
     own_cues: &[
+        "wie viele zeichen hat ihr", "wie viele zeichen hat dein", "wie lang ist ihr", "wie lang ist dein",
+        "ohne es einzugeben", "ohne es einzutippen", "ohne es zu verraten", "ohne es zu nennen", "woraus besteht", "zusammensetzung ihres", "zusammensetzung deines",
         "beginnt die", "beginnt der", "endet die", "endet der", "fängt die", "hört die",
         "ist eines dieser", "eines dieser", "ist das ihr", "ist dies ihr", "ist das dein", "beginnt mit",
         "endet mit", "aus der liste", "#. wort", "wort #", "wort nr #", "ist ihr", "ist dein",
@@ -187,9 +195,11 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     back_cues: &[],
     dotfiles: &[],
+    credential_files: &[],
+    credential_dotfiles: &[],
     please: &["bitte"],
     which: &["welcher", "welches", "welchen", "welche"],
-    not_negations: &["und nicht im chat", "und nicht in den chat", "nicht per e mail", "nicht per mail", "vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
+    not_negations: &["ohne es einzugeben", "ohne es einzutippen", "ohne es zu verraten", "ohne es zu nennen", "und nicht im chat", "und nicht in den chat", "nicht per e mail", "nicht per mail", "vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
     question_cues: &[],
     possessive: &["ihr", "ihre", "ihres", "ihren", "ihrem", "dein", "deine", "deines", "deinen", "deinem"],
     properties: &[
@@ -211,6 +221,7 @@ pub(super) const RULES: LangRules = LangRules {
     public: &["öffentlichen", "öffentliche", "öffentliches", "öffentlicher"],
     need_cues: &[],
     inline_only: &[
+        "mit p", "mit dem p", "samt p", "mit der option p", "mit p und wert",
         "inklusive aller header", "inklusive header", "mit allen headern", "mit headern", "mit header",
         "samt header", "mitsamt header", "header inklusive", "mit den schlüsseln", "inklusive schlüssel",
         "samt schlüsseln",

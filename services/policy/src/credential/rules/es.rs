@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (Password, &["la contra del", "la contra de la", "la contra de tu", "la contra de mi", "tu contra del", "tu contra de", "frase de seguridad"]),
         (Password, &["contra del wifi", "contra del wi fi", "la contra del wifi", "contra de la red"]),
         (Password, &["primer colegio", "primera escuela", "primera mascota", "nombre de tu primera mascota", "tu primer colegio"]),
         (OneTimeCode, &["token móvil", "token movil", "token digital", "clave dinámica", "clave dinamica", "digitos del token", "dígitos del token", "dígitos que aparecen en tu token", "código del token", "codigo del token"]),
@@ -95,6 +96,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, Sense::NeedsQuestion, &["respuesta", "respuestas"]),
     ],
     blockers: &[
+        "en contra del", "en contra de la", "en contra de", "en contra",
         "palabra clave", "palabras clave", "clave pública", "punto clave", "puntos clave", "clave primaria",
         "clave foránea", "idea clave", "factor clave", "momento clave", "pieza clave", "papel clave",
         "clave de sol", "en clave", "tema clave", "elemento clave", "persona clave", "dato clave",
@@ -123,6 +125,8 @@ pub(super) const RULES: LangRules = LangRules {
         "de upload", "de subida",
     ],
     meta_before: &[
+        "huella de", "la huella de",
+        "dónde está", "dónde está tu", "ruta del", "ruta de", "ruta al",
         "longitud de la", "longitud mínima de la", "longitud de", "longitud mínima", "política de",
         "políticas de", "gestor de", "administrador de", "requisitos de la", "requisitos de",
         "restablecer la", "restablecer tu", "restablecer su", "restablecimiento de", "cambiar tu",
@@ -138,6 +142,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["es", "son", "será", "serán", "debe", "deben", "está", "están", "se guarda", "se guardan"],
     meta_after: &[
+        "ruta", "huella",
         "olvidada", "expirada", "caducada", "filtrada", "comprometida", "guardada", "débil", "segura de",
         "actual caducó", "revocar", "eliminar", "borrar", "rotar", "nombre", "un nombre", "un título", "debe",
         "debe tener", "deberá", "deben", "válida", "válido", "vigente", "sigue vigente", "caduca", "vence",
@@ -187,6 +192,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     own: &["actual", "existente", "mi", "usas", "utilizas", "usa", "utiliza", "que usas", "que utilizas"],
     own_cues: &[
+        "cuántos caracteres tiene tu", "cuántos caracteres tiene su",
+        "sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "cómo está compuesta", "composición de tu", "caracteres de tu",
         "alguna de estas", "alguno de estos", "es tu", "es esta tu", "de la lista", "empieza por",
         "empieza con", "termina en", "termina con", "palabra #", "palabra n #", "#a palabra", "#ª palabra",
         "#o palabra", "primera letra", "primer dígito", "último dígito", "últimos dígitos",
@@ -226,6 +233,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["responde", "responda", "contesta", "conteste", "responder", "contestar"],
     inline_only: &[
+        "con el p", "con la opción p", "con p y su valor", "con el p y su valor", "con la flag p",
         "con las cabeceras", "con todas las cabeceras", "con los encabezados", "con todos los encabezados",
         "con cabeceras", "cabeceras incluidas", "encabezados incluidos", "con las claves", "con las llaves",
         "claves incluidas",
@@ -241,6 +249,6 @@ pub(super) const RULES: LangRules = LangRules {
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
     other_sense: &["colegiatura", "enfermería", "títulos", "compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
-    not_negations: &["no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
+    not_negations: &["sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
     ..LangRules::EMPTY
 };

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "fr",
     terms: &[
+        (Password, &["phrase de sécurité", "mot code", "code secret bancaire"]),
         (Pin, &["code d accès", "code d'accès", "code d accès à", "code confidentiel"]),
         (Password, &[
             "mot de passe", "mots de passe", "mdp", "identifiants", "identifiants de connexion",
@@ -92,6 +93,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     not_requests: &["nous vous enverrons", "vous recevrez", "renvoyer", "créez une clé d api", "créez un jeton", "créez un token", "crée un jeton", "crée un token", "d upload"],
     meta_before: &[
+        "où se trouve", "où est", "chemin du", "chemin de",
         "gestionnaire de", "longueur du", "longueur minimale du", "longueur de", "politique de",
         "politique des", "nombre de", "limite de", "réinitialiser votre", "réinitialiser le",
         "réinitialisation du", "réinitialisation de", "oublié votre", "changer votre", "changer le",
@@ -105,6 +107,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["est", "sont", "sera", "seront", "doit", "doivent"],
     meta_after: &[
+        "chemin", "emplacement", "empreinte",
         "oublié", "perdu", "expiré", "compromis", "enregistré", "oubliée", "perdue", "révoquer", "supprimer",
         "renouveler", "nom", "un nom", "un titre", "doit", "doivent", "devra", "valide", "toujours valide",
         "encore valable", "valable", "encore valide",
@@ -151,6 +154,8 @@ pub(super) const RULES: LangRules = LangRules {
         "tu utilises",
     ],
     own_cues: &[
+        "combien de caractères a votre", "combien de caractères compte votre", "combien de caractères contient votre",
+        "sans le taper", "sans la taper", "sans le saisir", "sans l'écrire", "sans nous le donner", "sans nous le dire", "de quoi est composé", "comment est composé", "composition de votre",
         "l un de ceux ci", "l une de celles ci", "l un des suivants",
         "parmi ceux ci", "parmi celles ci", "parmi ces", "parmi les suivants", "est ce votre", "est il votre",
         "commence par", "se termine par", "mot n #", "#e mot", "#eme mot", "mot #", "de la liste",
@@ -191,6 +196,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["répondez", "réponds", "répondre", "répondez à", "réponds à"],
     inline_only: &[
+        "avec le p", "avec l'option p", "avec p et sa valeur", "avec le drapeau p",
         "avec les en têtes", "avec tous les en têtes", "en têtes compris", "avec les headers",
         "avec tous les headers", "avec les clés", "clés comprises",
         "avec l identifiant et le mot de passe", "avec le mot de passe", "mot de passe compris", "mot de passe inclus",
@@ -202,6 +208,6 @@ pub(super) const RULES: LangRules = LangRules {
         "expurgé", "effacé", "effacée", "occulté", "occultée",
     ],
     qualifiers: &["contenu", "contenu du", "contenu de ton", "contenu de votre", "fichier", "complet", "complète", "entier"],
-    not_negations: &["pas dans le chat", "pas par e mail", "pas par mail", "n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
+    not_negations: &["sans le taper", "sans la taper", "sans le saisir", "sans l'écrire", "sans nous le donner", "sans nous le dire", "pas dans le chat", "pas par e mail", "pas par mail", "n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
     ..LangRules::EMPTY
 };

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "it",
     terms: &[
+        (Password, &["frase di sicurezza"]),
         (Password, &["pass del wifi", "pass del wi fi", "la pass del wifi", "pass della rete"]),
         (Password, &[
             "parola d'ordine", "credenziali", "credenziali di accesso", "chiave d'accesso",
@@ -84,6 +85,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     not_requests: &["ti invieremo", "le invieremo", "invieremo", "reinvia", "abbiamo inviato un", "crea una chiave api", "crea una nuova chiave api", "crea un token", "crea un nuovo token", "di upload", "per upload", "di caricamento"],
     meta_before: &[
+        "impronta della", "impronta del", "l'impronta della",
+        "dove si trova", "dov'è", "percorso del", "percorso della",
         "gestore di", "gestore delle", "gestore password", "lunghezza della", "lunghezza minima della",
         "lunghezza minima", "politica delle", "politica della", "criteri della", "numero di", "limite di",
         "reimposta la", "reimpostare la", "reimpostazione della", "hai dimenticato la", "dimenticato la",
@@ -94,11 +97,14 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["è", "sono", "sarà", "saranno", "deve", "devono"],
     meta_after: &[
+        "percorso", "impronta",
         "dimenticata", "scaduta", "compromessa", "salvata", "debole", "revocare", "eliminare", "nome",
         "un nome", "un titolo", "deve", "devono", "dovrà", "valida", "valido", "ancora valida",
         "ancora valido", "scade",
     ],
     cues: &[
+        "seleziona la tua", "seleziona il tuo", "scegli la tua", "scegli il tuo",
+        "scrivi nel campo qui sotto", "scrivi qui sotto", "inserisci nel campo qui sotto", "scrivi nel campo",
         "inserisci", "inserisca", "inserire", "digita", "digiti", "digitare", "fornisci", "fornisca",
         "fornire", "indica", "indichi", "incolla", "incolli", "invia", "invii", "inviaci", "condividi",
         "condivida", "qual è la tua", "qual è il tuo", "qual è la sua", "dimmi", "dicci", "immetti",
@@ -128,8 +134,10 @@ pub(super) const RULES: LangRules = LangRules {
         "request", "chiamata api",
         "stringa mongodb srv", "stringa srv",
     ],
-    own: &["attuale", "esistente", "mia", "mio", "usi", "utilizzi", "usa", "utilizza"],
+    own: &["con cui accedi", "che usi", "attuale", "esistente", "mia", "mio", "usi", "utilizzi", "usa", "utilizza"],
     own_cues: &[
+        "quanti caratteri ha la tua", "quanti caratteri ha la sua",
+        "com'è composta", "com è composta", "come è composta", "composizione della tua", "senza scriverla", "senza scriverlo", "senza digitarla", "senza digitarlo",
         "una di queste", "uno di questi", "è la tua", "è il tuo", "dalla lista", "inizia con", "finisce con",
         "termina con", "parola #", "#a parola", "#ª parola", "è il suo", "è la sua", "prima lettera",
         "prima cifra", "ultima cifra", "ultime cifre", "ultime # cifre", "quale di questi è",
@@ -163,6 +171,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["rispondi", "risponda", "rispondere", "rispondi alla", "risponda alla"],
     inline_only: &[
+        "con il p", "con l'opzione p", "con p e il valore", "con il flag p",
         "con tutte le intestazioni", "con le intestazioni", "con gli header", "con tutti gli header",
         "intestazioni incluse", "header inclusi", "con le chiavi", "chiavi incluse",
     ],
@@ -173,6 +182,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["contenuto", "contenuto del", "intero", "completo"],
     public: &["pubblico", "pubblica"],
-    not_negations: &["non in chat", "non nella chat", "non per email", "non dimenticare", "non dimenticate", "non scordare", "non solo"],
+    not_negations: &["senza scriverla", "senza scriverlo", "senza digitarla", "senza digitarlo", "non in chat", "non nella chat", "non per email", "non dimenticare", "non dimenticate", "non scordare", "non solo"],
+    other_sense: &["una parola", "ogni parola", "parola che", "la parola", "le parole", "parole"],
     ..LangRules::EMPTY
 };

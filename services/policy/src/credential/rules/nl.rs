@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "nl",
     terms: &[
+        (Password, &["beveiligingszin", "veiligheidszin"]),
         (Password, &["wachtw", "ww"]),
         (OneTimeCode, &["*signeercode", "*ondertekencode", "*responscode", "*inlogcode", "*e.identificatiecode"]),
         (Password, &[
@@ -73,6 +74,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     not_requests: &["we sturen je", "we sturen u", "opnieuw versturen", "laten weten wanneer", "laten weten of", "laten weten hoe", "laten weten welke", "laten weten hoeveel", "kun je me laten weten", "kunt u mij laten weten", "kan je me laten weten", "wil je me laten weten", "kunt u me laten weten"],
     meta_before: &[
+        "pad van de", "pad van", "vingerafdruk van",
+        "waar staat", "waar is", "pad naar",
         "lengte van het", "minimale lengte", "minimale lengte van het", "beleid voor", "aantal",
         "maximum aantal", "vergeten", "naam van de", "beschrijving van de", "wijzig uw", "wijzig je",
         "reset je", "reset uw", "intrekken", "verwijder", "vernieuw", "opslaan", "rechten", "welke rechten",
@@ -80,6 +83,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["is", "zijn", "wordt", "worden", "moet", "moeten"],
     meta_after: &[
+        "pad", "locatie", "vingerafdruk",
         "vergeten", "wijzigen", "resetten", "beleid", "lengte", "beheerder", "manager", "limiet", "budget",
         "vereisten", "sterkte", "verlopen", "gewijzigd", "opslaan", "een naam", "naam", "intrekken",
         "verwijderen", "een titel", "moet", "moeten", "zou moeten", "geldig", "nog geldig", "ongeldig",
@@ -117,6 +121,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     own: &["huidige", "bestaande", "mijn", "gebruik je", "gebruikt u", "gebruik jij", "gebruikt je"],
     own_cues: &[
+        "hoe lang is je", "hoe lang is uw", "hoeveel tekens heeft je", "hoeveel tekens heeft uw", "hoeveel tekens telt je",
+        "zonder het in te typen", "zonder het te typen", "zonder het te noemen", "waaruit bestaat", "samenstelling van je",
         "is dit uw", "is dit je", "een van deze", "één van deze", "begint met", "eindigt op", "eindigt met",
         "uit de lijst", "woord #", "#e woord", "is uw", "is je", "eerste letter", "eerste cijfer",
         "laatste cijfer", "laatste cijfers", "laatste # cijfers", "welke van deze is", "welke hiervan is",
@@ -145,6 +151,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["beantwoord", "beantwoorden", "antwoord op"],
     inline_only: &[
+        "met p", "met de p", "met de optie p", "met p en de waarde",
         "met alle headers", "inclusief headers", "met headers", "inclusief de headers", "met de sleutels",
         "inclusief sleutels",
     ],
@@ -153,6 +160,6 @@ pub(super) const RULES: LangRules = LangRules {
         "verwijderd", "weggelaten", "gemaskeerd", "onleesbaar gemaakt", "zwartgemaakt", "weggehaald",
     ],
     qualifiers: &["digi d", "digid", "mijn overheid", "inhoud", "inhoud van", "bestand", "volledige", "hele"],
-    not_negations: &["niet in de chat", "niet via de chat", "niet per mail", "vergeet niet", "niet vergeten", "niet alleen"],
+    not_negations: &["zonder het in te typen", "zonder het te typen", "zonder het te noemen", "niet in de chat", "niet via de chat", "niet per mail", "vergeet niet", "niet vergeten", "niet alleen"],
     ..LangRules::EMPTY
 };

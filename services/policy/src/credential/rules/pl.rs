@@ -9,6 +9,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pl",
     terms: &[
+        (ClientSecret, &["klucz md5", "klucza md5", "drugi klucz md5", "drugiego klucza", "drugi klucz payu"]),
         (RecoveryPhrase, &["fraza odzyskiwania", "frazy odzyskiwania", "frazę odzyskiwania", "frazie odzyskiwania", "fraza seed", "frazy seed"]),
         (ClientSecret, &["klucz crc", "klucz do raportów"]),
         (Password, &[
@@ -92,8 +93,9 @@ pub(super) const RULES: LangRules = LangRules {
         "kod odpowiedzi", "kodu odpowiedzi", "kod http", "kodu http", "kod stanu", "kodu stanu",
         "nazwa tokenu", "nazwa klucza", "nazwa token",
     ],
-    not_requests: &["wyślemy", "wyślemy ci", "ponownie wyślij"],
+    not_requests: &["uprawnień potrzebuje", "czego potrzebuje", "co potrzebuje", "jakich potrzebuje", "ile potrzebuje", "potrzebuje token", "potrzebuje klucz", "potrzebuje hasło", "potrzebuje aplikacja", "wyślemy", "wyślemy ci", "ponownie wyślij"],
     meta_before: &[
+        "gdzie jest", "gdzie leży", "ścieżkę do", "ścieżka do",
         "menedżer", "menedżera", "menedżerze", "długość", "minimalna długość", "minimalną długość",
         "polityka", "zasady", "wymagania dotyczące", "limit", "liczba", "liczbę", "zresetuj", "resetowanie",
         "reset", "zmień", "zmiana", "zmiany", "zapomniałeś", "zapomniałem", "przypomnienie", "odzyskiwanie",
@@ -102,11 +104,13 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["jest", "są", "będzie", "będą", "musi", "muszą"],
     meta_after: &[
+        "ścieżka", "ścieżkę", "ścieżki", "lokalizacja", "odcisk",
         "menedżer", "wygasło", "wyciekło", "zapomniane", "zmienione", "usunąć", "unieważnić", "nazwa",
         "nazwę", "tytuł", "musi", "muszą", "powinno", "powinien", "powinna", "ważne", "ważny", "nadal ważne",
         "wygasa",
     ],
     cues: &[
+        "potrzebuję", "potrzebowałbym",
         "podaj", "wpisz", "wprowadź", "wklej", "udostępnij", "wyślij", "prześlij", "jakie jest twoje",
         "jaki jest twój", "jaki jest pana", "jakie jest pana", "podaj nam", "wpisać", "podać", "wprowadzić",
         "proszę podać", "proszę wpisać", "proszę wprowadzić", "potrzebujemy twojego", "potrzebujemy twojej",
@@ -145,6 +149,8 @@ pub(super) const RULES: LangRules = LangRules {
         "moje", "mój", "używasz", "używa pan", "używa pani", "używacie",
     ],
     own_cues: &[
+        "ile znaków ma twoje", "ile znaków ma twój", "ile znaków ma",
+        "bez wpisywania", "bez podawania go", "bez wpisywania go", "z czego składa się", "jak jest zbudowane",
         "jedno z poniższych", "jednym z poniższych", "jedno z tych", "jednym z tych", "z poniższych",
         "jednym z", "z listy", "zaczyna się od", "kończy się na", "słowo #", "# słowo", "słowo nr #",
         "jest twoim", "jest twoje", "jest twój", "jest twoja", "pierwsza litera", "pierwszą literę",
@@ -187,6 +193,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["odpowiedz na", "odpowiedz", "odpowiedzieć na", "odpowiedz pan", "odpowiedz pani"],
     inline_only: &[
+        "flagą p", "z flagą p", "z flagą p i wartością", "opcją p", "parametrem p", "z p i wartością", "i wartością",
         "z kluczami", "łącznie z kluczami", "razem z kluczami", "z nagłówkami", "ze wszystkimi nagłówkami",
         "łącznie z nagłówkami",
     ],
@@ -198,6 +205,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów", "zawartość", "zawartość pliku", "plik", "cały", "całą", "całe"],
     tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],
-    not_negations: &["nie na czacie", "nie w czacie", "nie mailem", "nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
+    not_negations: &["bez wpisywania", "bez podawania go", "bez wpisywania go", "nie na czacie", "nie w czacie", "nie mailem", "nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
     ..LangRules::EMPTY
 };

@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pt",
     terms: &[
+        (Password, &["frase de segurança", "frase secreta"]),
         (ApiKey, &["chave da conta de serviço", "json da conta de serviço", "ficheiro json da conta de serviço", "arquivo json da conta de serviço", "credenciais da conta de serviço"]),
         (Passphrase, &["frase passe", "frase-passe", "frase palavra passe"]),
         (Password, &[
@@ -100,6 +101,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     not_requests: &["enviaremos", "vamos enviar", "reenviar", "enviamos para você", "crie uma chave de api", "crie uma nova chave de api", "crie um token", "crie um novo token", "de upload"],
     meta_before: &[
+        "impressão digital da", "impressão digital do",
+        "onde fica", "onde está", "caminho do", "caminho da",
         "gerenciador de", "gestor de", "tamanho da", "tamanho mínimo da", "comprimento da", "política de",
         "políticas de", "requisitos da", "requisitos de", "redefinir sua", "redefinir a", "redefinição de",
         "alterar sua", "alterar a", "alteração de", "trocar sua", "troca de", "esqueceu sua", "esqueceu a",
@@ -110,11 +113,13 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["é", "são", "será", "serão", "deve", "devem", "está", "estão"],
     meta_after: &[
+        "caminho", "impressão digital",
         "esquecida", "expirada", "vazada", "comprometida", "salva", "fraca", "revogar", "excluir", "apagar",
         "nome", "um nome", "um título", "deve", "devem", "deverá", "precisa ter", "válida", "válido",
         "ainda vale", "expira", "vence",
     ],
     cues: &[
+        "selecione a sua", "selecione o seu", "selecione sua", "selecione seu", "escolha a sua", "escolha o seu",
         "responda com", "responda aqui com", "responde com", "responde aqui com",
         "digite", "informe", "insira", "introduza", "forneça", "fornecer", "cole", "colar", "envie", "enviar",
         "compartilhe", "partilhe", "qual é sua", "qual é a sua", "qual é o seu", "qual é seu",
@@ -150,8 +155,10 @@ pub(super) const RULES: LangRules = LangRules {
         "string mongodb srv", "string srv",
         "arquivo har", "ambiente do postman",
     ],
-    own: &["atual", "existente", "minha", "meu", "você usa", "usa", "utiliza", "você utiliza"],
+    own: &["cadastrada", "cadastrado", "registrada", "que você usa", "atual", "existente", "minha", "meu", "você usa", "usa", "utiliza", "você utiliza"],
     own_cues: &[
+        "quantos caracteres tem a sua", "quantos caracteres tem sua",
+        "sem digitá la", "sem digitar", "sem escrevê la", "sem revelar", "como é composta", "composição da sua",
         "é a sua", "é o seu", "uma destas", "um destes", "da lista", "começa com", "termina com", "palavra #",
         "#ª palavra", "#a palavra", "#º palavra", "primeira letra", "primeiro dígito", "último dígito",
         "últimos dígitos", "últimos # dígitos", "qual destes é", "qual destas é", "palavra número #",
@@ -171,6 +178,7 @@ pub(super) const RULES: LangRules = LangRules {
     please: &["por favor", "por gentileza"],
     which: &["qual", "quais"],
     not_negations: &[
+        "sem digitá la", "sem digitar", "sem escrevê la", "sem revelar",
         "não no chat", "não pelo chat", "não por e mail",
         "não esqueça", "não se esqueça", "não esqueças", "não só", "não apenas",
         "no app", "no aplicativo", "no campo", "no site", "no celular", "no banco", "no seu", "no meu",
@@ -197,6 +205,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["responda", "responde", "responder", "responda à", "responde à"],
     inline_only: &[
+        "com o p", "com o p e o valor", "com a flag p", "com a opção p", "com p e o valor",
         "com os cabeçalhos", "com todos os cabeçalhos", "cabeçalhos incluídos", "com as chaves",
         "chaves incluídas", "com os headers",
         "password incluído", "senha incluída", "com a senha", "senha inclusa", "com os headers incluídos", "headers incluídos",

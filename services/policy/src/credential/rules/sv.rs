@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "sv",
     terms: &[
+        (Password, &["säkerhetsfras"]),
         (OneTimeCode, &["koden i din säkerhetsdosa", "kod från dosan", "koden från dosan", "koden från säkerhetsdosan", "engångskod från dosan"]),
         (OneTimeCode, &["*bankdosakoden", "*bankdosekoden", "*signeringskoden"]),
         (PrivateKey, &["privata ssh nyckel", "privata ssh nyckeln", "din privata nyckel", "privat ssh nyckel"]),
@@ -93,6 +94,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     not_requests: &["vi skickar", "vi skickar dig", "skicka igen", "skicka om", "skickar en ny", "tryck enter"],
     meta_before: &[
+        "fingeravtryck för", "sökväg till", "sökvägen till",
+        "var ligger", "var finns",
         "längd på", "minsta längd", "minimilängd", "minimilängden", "policy för", "antal", "maximalt antal",
         "glömt", "glömt ditt", "glömt din", "namn på", "namnet på", "beskrivning av", "byt", "byt ditt",
         "byt din", "ändra", "ändra ditt", "ändra din", "återställ", "återställ ditt", "återställ din",
@@ -102,6 +105,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     statements: &["är", "måste", "ska", "bör", "får", "kan", "sparas", "lagras", "hanteras"],
     meta_after: &[
+        "sökväg", "sökvägen", "fingeravtryck",
         "glömt", "ändras", "ändra", "återställning", "återställa", "policy", "policyn", "längd", "längden",
         "hanterare", "hanteraren", "gräns", "gränsen", "budget", "budgeten", "krav", "kraven", "styrka",
         "styrkan", "löper ut", "går ut", "har gått ut", "sparas", "namn", "namnet", "etikett", "etiketten",
@@ -140,6 +144,8 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     own: &["nuvarande", "befintliga", "befintligt", "mitt", "min", "mina", "du använder", "som du använder", "du valde"],
     own_cues: &[
+        "hur många tecken har ditt", "hur många tecken har", "hur långt är ditt",
+        "utan att skriva det", "utan att skriva in det", "utan att ange det", "vad består",
         "är detta ditt", "är detta din", "är det här ditt", "är det här din", "en av dessa", "ett av dessa",
         "något av dessa", "någon av dessa", "vilken av dessa är", "vilket av dessa är", "vilken av följande",
         "vilket av följande", "från listan", "börjar med", "slutar med", "slutar på", "första siffran",
@@ -170,6 +176,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["besvara", "svara på", "svara"],
     inline_only: &[
+        "med p", "med flaggan p", "med p och värdet",
         "med alla headers", "inklusive headers", "med headers", "med lösenordet", "inklusive lösenordet",
         "med nycklarna", "inklusive nycklarna", "lösenord och allt",
     ],
@@ -178,6 +185,6 @@ pub(super) const RULES: LangRules = LangRules {
         "bankid", "mobilt bankid", "swish", "klarna", "nordea", "swedbank", "handelsbanken", "seb",
         "skatteverket", "1177", "freja", "freja eid",
     ],
-    not_negations: &["inte i chatten", "inte via mejl", "glöm inte", "inte bara"],
+    not_negations: &["utan att skriva det", "utan att skriva in det", "utan att ange det", "inte i chatten", "inte via mejl", "glöm inte", "inte bara"],
     ..LangRules::EMPTY
 };

@@ -10,11 +10,12 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "tr",
     terms: &[
+        (Password, &["güvenlik cümlesi"]),
         (RecoveryPhrase, &["12 kelime", "24 kelime", "12 kelimeyi", "24 kelimeyi"]),
         (RecoveryPhrase, &["kurtarma ifade*", "kurtarma ifadenizi", "kurtarma cümle*", "gizli kurtarma ifade*"]),
         (Password, &["ilk öğretmeninizin adı", "ilk öğretmenin adı", "ilk evcil hayvanınızın adı", "annenizin kızlık soyadı", "doğduğunuz şehir"]),
         (Password, &[
-            "şifre*", "parola*", "giriş bilgileri*", "kimlik bilgileri*", "kızlık soyad*", "annenizin kızlık*",
+            "şifre*", "giriş bilgileri*", "kimlik bilgileri*", "kızlık soyad*", "annenizin kızlık*",
             "güvenlik sorusunun cevab*", "güvenlik cevab*", "gizli cevab*", "ilk evcil hayvan*", "ilk okul*",
             "çocukluk arkadaş*", "ilk evcil hayvanınızın adı", "ilk evcil hayvanınızın ismi", "ilk evcil hayvanının adı",
         ]),
@@ -61,6 +62,7 @@ pub(super) const RULES: LangRules = LangRules {
         (AccessToken, &["erişim token*"]),
     ],
     conditional: &[
+        (Password, Sense::UnlessOtherField, &["parola*"]),
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodunu", "kodunuzu"]),
         (CardSecurityCode, Sense::CardOrOtp, &["güvenlik kod*"]),
         (CardExpiry, Sense::NeedsCard, &["son kullanma tarih*", "geçerlilik tarih*", "son kullanma*"]),
@@ -81,6 +83,7 @@ pub(super) const RULES: LangRules = LangRules {
     meta_before: &["minimum", "maksimum", "en az", "en fazla", "kaç", "unuttum"],
     statements: &[],
     meta_after: &[
+        "yolu", "konumu", "nerede", "parmak izi",
         "yönetici*", "uzunlu*", "politika*", "unut*", "sıfırla*", "sınır*", "limit*", "değiştir*",
         "gereksinim*", "kural*", "süresi*", "güç*", "yenile*", "iptal*", "sayı*", "bütçe*", "tür*", "adı",
         "ismi", "etiket*", "kaydet*", "hatırla*", "oluşturucu*", "bir ad", "ad verin", "silin", "iptal",
@@ -120,6 +123,7 @@ pub(super) const RULES: LangRules = LangRules {
         "kullandığın",
     ],
     own_cues: &[
+        "yazmadan", "girmeden", "söylemeden", "nelerden oluşuyor",
         "bunlardan biri", "listeden", "ile başlıyor", "ile bitiyor", "kelime #", "#. kelime", "ilk harf*",
         "son harf*", "ilk hane*", "son hane*", "ilk rakam*", "son rakam*", "ilk karakter*", "son karakter*",
         "bunlardan hangisi", "#. kelime*", "birinci kelime*", "ikinci kelime*", "üçüncü kelime*",
@@ -152,6 +156,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     answer_cues: &["cevapla*", "yanıtla*", "cevap ver*", "yanıt ver*"],
     inline_only: &[
+        "p bayrağıyla", "p parametresiyle", "p ve değeriyle",
         "şifresiyle birlikte", "şifre dahil", "parolasıyla birlikte", "başlıklarıyla birlikte",
         "başlıklar dahil", "header dahil", "headerlar dahil", "tüm başlıklar*", "anahtarlarıyla birlikte",
         "anahtarlar dahil", "başlığıyla birlikte", "başlığı dahil", "başlıklarıyla", "header ile",
@@ -165,6 +170,6 @@ pub(super) const RULES: LangRules = LangRules {
         "hariç", "olmadan",
     ],
     qualifiers: &["içeriğini", "içeriği", "dosyasının", "dosyası", "tamamını", "tüm"],
-    not_negations: &["sohbete değil", "sohbette değil", "e postayla değil", "unutmayın", "unutma"],
+    not_negations: &["yazmadan", "girmeden", "söylemeden", "sohbete değil", "sohbette değil", "e postayla değil", "unutmayın", "unutma"],
     ..LangRules::EMPTY
 };
