@@ -165,6 +165,19 @@ const pages = {
     app.focus({ preventScroll: true }); // for assistive technology; the bar stays in view
   },
 
+  // The person's connections to servers that act as them: in every org, like Notifications.
+  async "/connections"() {
+    const account = await me();
+    if (!account) return location.replace(`/login?return_to=${encodeURIComponent(location.pathname + location.search)}`);
+    app.classList.add("page");
+    renderNav(nav, account);
+    const module = await import("./pages/connections.js");
+    const mount = el("div", { class: "page-root" });
+    app.replaceChildren(mount);
+    await module.default(mount, { account });
+    app.focus({ preventScroll: true });
+  },
+
   async "/login"() {
     const params = new URLSearchParams(location.search);
     let options = { password: true, providers: [] };
@@ -174,15 +187,18 @@ const pages = {
     const failure = params.get("sso_error");
     const detail = params.get("sso_detail");
     // Said once: a reload shows the plain page.
-    if (failure) history.replaceState(null, "", "/login");
+    if (failure) history.replaceState(null, "", params.get("return_to") ? `/login?return_to=${encodeURIComponent(params.get("return_to"))}` : "/login");
     const failed = failure ? el("div", { class: "banner", role: "alert" },
       SIGN_IN_FAILURES[failure] ?? "Signing in through your identity provider did not work.",
       detail ? el("span", { class: "detail" }, ` (${detail})`) : null) : null;
+    // Where to go afterwards: a path on Herald only.
+    const given = params.get("return_to") ?? "";
+    const returnTo = /^\/(?![/\\])/.test(given) ? given : "/";
     const providers = options.providers.map((p) =>
-      el("a", { class: "button sso", href: p.start }, `Sign in with ${p.name}`));
+      el("a", { class: "button sso", href: `${p.start}?return_to=${encodeURIComponent(returnTo)}` }, `Sign in with ${p.name}`));
     const passwordForm = options.password
       ? form("Sign in", null, [["email", "Email", "email"], ["password", "Password", "password"]], "Sign in",
-        async (values) => { await api("POST", "/auth/login", values); location.assign("/"); })
+        async (values) => { await api("POST", "/auth/login", values); location.assign(returnTo); })
       : null;
     if (!passwordForm) {
       return show(el("section", { class: "card" }, el("h1", {}, "Sign in"), failed, el("div", { class: "sso-buttons" }, providers)));

@@ -8,7 +8,7 @@ import { forgetThisBrowser } from "./push.js";
 
 const KEY = "herald.org";
 
-const MEMBER_LINKS = [["/", "Inbox"], ["/history", "History"], ["/tokens", "Tokens"], ["/mutes", "Mutes"], ["/console", "Try a tool"], ["/connect", "Connect an agent"], ["/notifications", "Notifications"]];
+const MEMBER_LINKS = [["/", "Inbox"], ["/history", "History"], ["/tokens", "Tokens"], ["/mutes", "Mutes"], ["/console", "Try a tool"], ["/connect", "Connect an agent"], ["/connections", "Connections"], ["/notifications", "Notifications"]];
 const ADMIN_LINKS = [["/admin/pending", "Pending"], ["/admin/members", "Members"], ["/admin/servers", "Servers"], ["/admin/webhooks", "Webhooks"], ["/admin/policy", "Policy"], ["/admin/audit", "Audit log"]];
 
 export const isAdmin = (membership) => membership?.role === "owner" || membership?.role === "admin";

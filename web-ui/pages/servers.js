@@ -71,8 +71,10 @@ export default async function render(root, { org, membership }) {
         s.cut_off ? el("span", { class: "badge cancel" }, "Cut off") : el("span", { class: "badge accept" }, "Active")),
       facts([
         ["URL", el("code", { class: "wrap" }, s.url)],
-        ["Headers", s.header_names.length ? s.header_names.join(", ") : "none"],
+        ["Headers", s.auth_mode === "headers" ? (s.header_names.length ? s.header_names.join(", ") : "none") : null],
         ["Protocol era", PROTOCOL_CHOICES.find(([value]) => value === s.protocol)?.[1] ?? s.protocol],
+        ["Acts as", AUTH_CHOICES.find(([value]) => value === s.auth_mode)?.[1] ?? s.auth_mode],
+        ["OAuth client", s.oauth_client ? `${s.oauth_client.client_id}${s.oauth_client.issuer ? ` at ${s.oauth_client.issuer}` : ""}${s.oauth_client.has_secret ? " (with a secret)" : ""}` : null],
         ["Cut off", s.cut_off ? el("span", {}, time(s.cut_off.at), s.cut_off.reason ? ` — ${s.cut_off.reason}` : " (no reason given)") : null],
         ["Updated", time(s.updated_at)],
       ]),
@@ -114,6 +116,12 @@ export default async function render(root, { org, membership }) {
 }
 
 /** The registry's era settings, as the form offers them. */
+const AUTH_CHOICES = [
+  ["headers", "Shared headers: one account for everyone"],
+  ["oauth", "Each person's own account (OAuth sign-in)"],
+  ["none", "No credentials"],
+];
+
 const PROTOCOL_CHOICES = [
   ["auto", "Automatic (2025-11-25 when the server offers it, else 2026-07-28)"],
   ["2025-11-25", "2025-11-25 (sessions; servers ask by pushing questions)"],
@@ -149,13 +157,33 @@ function serverForm({ org, server, onSaved, onCancel }) {
   const headers = headerRows(editing
     ? `Leave these rows empty to keep the current headers (${server.header_names.join(", ") || "none"}). Filling any row replaces the whole set. A new scheme, host or port needs them entered again: stored values are never sent anywhere else.`
     : "For example Authorization: Bearer …. Values are encrypted and never shown again, not even to admins.");
+  const authMode = field("Acts as", el("select", {}, AUTH_CHOICES.map(([value, text]) =>
+    el("option", { value, selected: (server?.auth_mode ?? "headers") === value }, text))),
+    { help: "Each person's own account: every member connects their own account at the server's sign-in page (Connections), and their calls act as them. Shared headers: everyone acts as the one account the headers name." });
+  const clientId = field("Client id (optional)", el("input", { type: "text", autocomplete: "off", spellcheck: "false", value: server?.oauth_client?.client_id ?? "" }),
+    { help: "Only if the server's authorization server takes neither client metadata documents nor dynamic registration: register Herald there yourself, with the redirect URI shown below, and enter its client here." });
+  const clientSecret = field("Client secret", el("input", { type: "password", autocomplete: "off" }),
+    { help: editing && server.oauth_client?.has_secret ? "Leave empty to keep the stored secret." : "Encrypted, never shown again." });
+  const clientIssuer = field("Its authorization server", el("input", { type: "url", autocomplete: "off", spellcheck: "false", value: server?.oauth_client?.issuer ?? "" }),
+    { help: "The issuer URL the client is registered at; Herald refuses to use it anywhere else." });
+  const oauthBox = el("fieldset", { class: "oauth" }, el("legend", {}, "Per-person sign-in"),
+    el("p", { class: "help" }, "Redirect URI: ", el("code", {}, `${location.origin}/connect/callback`)),
+    clientId.node, clientSecret.node, clientIssuer.node);
   const clear = editing && server.header_names.length
     ? field("Remove all headers", el("input", { type: "checkbox" }), { help: "Sends no headers to the server from now on." }) : null;
-  const fields = { slug, name, url, protocol };
+  const fields = { slug, name, url, protocol, auth_mode: authMode, "oauth_client.client_id": clientId,
+    "oauth_client.client_secret": clientSecret, "oauth_client.issuer": clientIssuer };
+  const showMode = () => {
+    const mode = authMode.control.value;
+    headers.node.hidden = mode !== "headers";
+    if (clear) clear.node.hidden = mode !== "headers";
+    oauthBox.hidden = mode !== "oauth";
+  };
+  authMode.control.addEventListener("change", showMode);
   const submit = el("button", { type: "submit" }, editing ? "Save changes" : "Register server");
   const form = el("form", { class: editing ? "inline-form" : "card", novalidate: true },
     editing ? el("h3", {}, `Edit ${server.name}`) : el("h2", {}, "Register a server"),
-    errors, slug?.node, name.node, url.node, protocol.node, headers.node, clear?.node,
+    errors, slug?.node, name.node, url.node, protocol.node, authMode.node, headers.node, clear?.node, oauthBox,
     el("div", { class: "actions" }, submit, onCancel ? el("button", { type: "button", class: "quiet", onclick: onCancel }, "Cancel") : null));
 
   form.addEventListener("submit", (event) => {
@@ -178,6 +206,18 @@ function serverForm({ org, server, onSaved, onCancel }) {
     // Only a changed URL is sent (the shown one may have redacted parts).
     if (editing && newUrl !== server.url) body.url = newUrl;
     body.protocol = protocol.control.value;
+    body.auth_mode = authMode.control.value;
+    const id = clientId.control.value.trim();
+    if (body.auth_mode === "oauth" && id) {
+      const secret = clientSecret.control.value;
+      const keepSecret = editing && server.oauth_client?.has_secret && !secret && server.oauth_client.client_id === id;
+      if (!keepSecret) {
+        body.oauth_client = { client_id: id, issuer: clientIssuer.control.value.trim() || null };
+        if (secret) body.oauth_client.client_secret = secret;
+      }
+    } else if (editing && server.oauth_client && !id) {
+      body.oauth_client = null;
+    }
     if (set) body.headers = set;
     else if (clear?.control.checked) body.headers = {};
     busy(submit, async () => {
@@ -199,6 +239,7 @@ function serverForm({ org, server, onSaved, onCancel }) {
     });
   });
   if (editing) queueMicrotask(() => name.control.focus());
+  showMode();
   return form;
 }
 
