@@ -207,6 +207,8 @@ const pages = {
       passwordForm.querySelector("h1").after(failed ?? "", el("div", { class: "sso-buttons" }, providers),
         el("p", { class: "muted or" }, "or with your password"));
     }
+    // A new attempt with the password replaces what the provider's failure said.
+    if (failed) passwordForm.addEventListener("submit", () => failed.remove());
     show(passwordForm);
   },
 

@@ -155,6 +155,8 @@ async function signInCard(org, membership) {
         settings = await api("PUT", orgPath(org, "/sign-in"), { password_sign_in: toggle.checked });
         said.say(settings.password_sign_in ? "Password sign-in is allowed again." : "Password sign-in is off: members sign in through the identity provider.");
         draw();
+        // The card was drawn anew: keep the keyboard where it was.
+        card.querySelector("#password-sign-in")?.focus();
       } catch (error) {
         toggle.checked = settings.password_sign_in;
         errors.show(error.message);

@@ -209,6 +209,10 @@ fn labelled_changes(entry: &AuditEntry) -> Vec<Change> {
     let label: fn(&str) -> String = match entry.action.as_str() {
         "policy.updated" => policy_label,
         "server.updated" => server_label,
+        "org.sign_in_changed" => |path: &str| match path {
+            "password_sign_in" => "Password sign-in".to_owned(),
+            other => in_words(other),
+        },
         _ => in_words,
     };
     match recorded {
