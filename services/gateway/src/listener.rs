@@ -16,7 +16,8 @@
 //!   connections can therefore neither take the process's file descriptors nor keep
 //!   `/healthz`, `/readyz` or anyone else out: a client that sends its request as it
 //!   connects (as probes and browsers do) gets in and is heard, and the flood is what gives
-//!   way. (Whether a new connection has sent anything is peeked at as it is accepted.)
+//!   way. (What a new connection has sent is peeked at as it is accepted: one whose whole
+//!   request head is already there is not displaced before it is served.)
 //!
 //! Each request also carries `ConnectInfo<SocketAddr>` (the peer), for `api::client`.
 
@@ -86,8 +87,8 @@ pub async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
-        let talking = has_data(&tcp);
-        let Some(conn) = Registry::admit(&registry, talking) else {
+        let arrived = arrived(&tcp);
+        let Some(conn) = Registry::admit(&registry, arrived) else {
             // Every connection is busy with a request: this one is closed unread.
             registry.closed_by_herald("refused");
             drop(tcp);
@@ -105,12 +106,33 @@ pub async fn serve(
     Ok(())
 }
 
-/// Whether the client has sent anything yet, without reading it or waiting.
-fn has_data(tcp: &TcpStream) -> bool {
-    let mut byte = [0u8; 1];
-    let mut buf = ReadBuf::new(&mut byte);
+/// What a new connection has sent so far, peeked at without reading it or waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrived {
+    Nothing,
+    /// Part of a request head.
+    Part,
+    /// A whole request head (as a probe or a browser sends it on connecting): it is about to
+    /// be served, and no newcomer displaces it before then. Under a flood of reconnecting idle
+    /// sockets, the admissions behind it could otherwise cycle through to it before its task
+    /// has read a byte.
+    WholeHead,
+}
+
+fn arrived(tcp: &TcpStream) -> Arrived {
+    let mut bytes = [0u8; 4096];
+    let mut buf = ReadBuf::new(&mut bytes);
     let mut cx = Context::from_waker(std::task::Waker::noop());
-    matches!(tcp.poll_peek(&mut cx, &mut buf), Poll::Ready(Ok(n)) if n > 0)
+    match tcp.poll_peek(&mut cx, &mut buf) {
+        Poll::Ready(Ok(n)) if n > 0 => {
+            if buf.filled().windows(4).any(|w| w == b"\r\n\r\n") {
+                Arrived::WholeHead
+            } else {
+                Arrived::Part
+            }
+        }
+        _ => Arrived::Nothing,
+    }
 }
 
 async fn accept_failed(e: io::Error) {
@@ -259,7 +281,7 @@ impl Registry {
 
     /// A place for a new connection, displacing another at the cap; `None` when every
     /// connection is busy.
-    fn admit(this: &Arc<Self>, talking: bool) -> Option<Conn> {
+    fn admit(this: &Arc<Self>, arrived: Arrived) -> Option<Conn> {
         let mut inner = this.lock();
         if inner.open >= this.limits.max_connections {
             // The displaced connection keeps its count until its task has closed it, a moment
@@ -281,10 +303,15 @@ impl Registry {
         inner.open += 1;
         let displaced = CancellationToken::new();
         let now = Instant::now();
-        if talking {
-            inner.talking.insert(id, displaced.clone());
-        } else {
-            inner.silent.insert(id, displaced.clone());
+        match arrived {
+            Arrived::Nothing => {
+                inner.silent.insert(id, displaced.clone());
+            }
+            Arrived::Part => {
+                inner.talking.insert(id, displaced.clone());
+            }
+            // Displaceable again once served and idle.
+            Arrived::WholeHead => {}
         }
         inner.conns.insert(
             id,
