@@ -88,6 +88,12 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 log = logging.getLogger("oauth-peer")
 
+# SDK_AS_PUBLISHED=1: what the SDK does by itself, without the peer's two additions (RFC 9207 `iss`
+# on the authorization responses, advertised in the metadata, and `scope` in the 401's challenge),
+# so a client can be tested against the SDK exactly as it ships.
+AS_PUBLISHED = os.environ.get("SDK_AS_PUBLISHED") == "1"
+
+
 VALID_SCOPES = ["mcp:tools", "notes:write"]
 DEFAULT_SCOPES = ["mcp:tools"]
 RS_REQUIRED_SCOPES = ["mcp:tools"]  # every /mcp request (the SDK's RequireAuthMiddleware)
@@ -182,7 +188,7 @@ class PeerProvider(OAuthAuthorizationServerProvider[PeerAuthorizationCode, PeerR
         if account is None:
             return construct_redirect_uri(str(p.redirect_uri), error="access_denied",
                                           error_description="the person denied the request", state=p.state,
-                                          iss=self.issuer)
+                                          **self._iss())
         code = secrets.token_urlsafe(32)
         self.store.codes[code] = PeerAuthorizationCode(
             code=code,
@@ -196,7 +202,10 @@ class PeerProvider(OAuthAuthorizationServerProvider[PeerAuthorizationCode, PeerR
             subject=account,
         )
         log.info("code issued to %s for client %s, resource %s", account, pending.client_id, p.resource)
-        return construct_redirect_uri(str(p.redirect_uri), code=code, state=p.state, iss=self.issuer)
+        return construct_redirect_uri(str(p.redirect_uri), code=code, state=p.state, **self._iss())
+
+    def _iss(self) -> dict:
+        return {} if AS_PUBLISHED else {"iss": self.issuer}
 
     # -- codes
     async def load_authorization_code(
@@ -404,7 +413,7 @@ class RequestLog:
             current_params.reset(token)
 
     def _with_iss(self, location: str) -> str:
-        if location.startswith(self.provider.issuer + "/login?"):
+        if AS_PUBLISHED or location.startswith(self.provider.issuer + "/login?"):
             return location
         parsed = urlparse(location)
         query = parse_qsl(parsed.query, keep_blank_values=True)
@@ -441,7 +450,8 @@ def build_as_app(provider: PeerProvider, settings: AuthSettings) -> ASGIApp:
     )
     # The SDK's metadata, plus RFC 9207 §3: we send `iss` on every authorization response.
     metadata = build_metadata(settings.issuer_url, None, registration, revocation)
-    metadata.authorization_response_iss_parameter_supported = True
+    if not AS_PUBLISHED:
+        metadata.authorization_response_iss_parameter_supported = True
     well_known = "/.well-known/oauth-authorization-server"
     routes = [r for r in routes if getattr(r, "path", None) != well_known]
     routes.insert(0, Route(well_known, endpoint=cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
@@ -589,7 +599,7 @@ class StepUpGate:
             if message["type"] == "http.response.start" and message["status"] in (401, 403):
                 headers = []
                 for k, v in message["headers"]:
-                    if k.lower() == b"www-authenticate" and b"scope=" not in v:
+                    if k.lower() == b"www-authenticate" and b"scope=" not in v and not AS_PUBLISHED:
                         v = v + f', scope="{" ".join(RS_REQUIRED_SCOPES)}"'.encode()
                     headers.append((k, v))
                 message = {**message, "headers": headers}

@@ -20,12 +20,13 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::auth::SessionUser;
+use super::binding::{Binding, see_other};
 use crate::app::AppState;
 use crate::audit::{self, Actor, Subject};
 use crate::crypto;
@@ -37,40 +38,9 @@ use crate::upstream_auth::{self as ua, ConnectError, client, discovery};
 const ATTEMPT_LIFETIME: Duration = Duration::from_secs(600);
 const SEAL_CONTEXT: &[u8] = b"upstream connect pkce verifier";
 
-fn cookie_name(state: &AppState) -> &'static str {
-    if state.config.cookies_secure() { "__Secure-herald_connect" } else { "herald_connect" }
-}
-
-/// Binds an attempt to this browser; `Lax` so that it comes back on the authorization
-/// server's top-level redirect.
-fn cookie(state: &AppState, value: &str, max_age: u64) -> HeaderValue {
-    let secure = if state.config.cookies_secure() { "; Secure" } else { "" };
-    HeaderValue::from_str(&format!(
-        "{}={value}; Path=/connect; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}",
-        cookie_name(state)
-    ))
-    .expect("base64url is a valid header value")
-}
-
-fn browser_secret(state: &AppState, headers: &HeaderMap) -> Option<String> {
-    let name = cookie_name(state);
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, v)| *k == name && v.len() == 43)
-        .map(|(_, v)| v.to_owned())
-}
-
-fn see_other(location: &str, cookies: &[HeaderValue]) -> Response {
-    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location.to_owned())]).into_response();
-    for c in cookies {
-        response.headers_mut().append(header::SET_COOKIE, c.clone());
-    }
-    response
-}
+/// Binds an attempt to the browser that started it.
+const BROWSER: Binding =
+    Binding { name: "herald_connect", secure_name: "__Secure-herald_connect", path: "/connect" };
 
 /// Back to the Connections page, saying why.
 fn failed(state: &AppState, target: Option<&str>, error: &ConnectError) -> Response {
@@ -83,7 +53,7 @@ fn failed(state: &AppState, target: Option<&str>, error: &ConnectError) -> Respo
     if let Some(detail) = error.detail() {
         query.append_pair("detail", &detail);
     }
-    see_other(&format!("/connections?{}", query.finish()), &[cookie(state, "", 0)])
+    see_other(&format!("/connections?{}", query.finish()), &[BROWSER.clear(state)])
 }
 
 async fn member_server(
@@ -119,7 +89,7 @@ pub async fn start(
     };
     match begin(&state, &caller, &org, &slug, &headers).await {
         Ok((location, secret)) => {
-            see_other(&location, &[cookie(&state, &secret, ATTEMPT_LIFETIME.as_secs())])
+            see_other(&location, &[BROWSER.cookie(&state, &secret, ATTEMPT_LIFETIME.as_secs())])
         }
         Err(e) => failed(&state, Some(&target), &e),
     }
@@ -155,12 +125,7 @@ async fn begin(
     scopes.truncate(50);
     let authorization =
         client::authorize(&identity, &meta, &ua::redirect_uri(state), &resource.resource, &scopes)?;
-    let secret = browser_secret(state, headers).unwrap_or_else(|| {
-        base64::Engine::encode(
-            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
-            crypto::random_bytes::<32>(),
-        )
-    });
+    let secret = BROWSER.secret_or_new(state, headers);
     let now = OffsetDateTime::now_utc();
     state
         .store
@@ -198,7 +163,7 @@ pub async fn callback(
     headers: HeaderMap,
 ) -> Response {
     match finish(&state, query, &headers).await {
-        Ok(return_to) => see_other(&return_to, &[cookie(&state, "", 0)]),
+        Ok(return_to) => see_other(&return_to, &[BROWSER.clear(&state)]),
         Err((target, e)) => failed(&state, target.as_deref(), &e),
     }
 }
@@ -220,8 +185,7 @@ async fn finish(
         .ok_or(none(ConnectError::AttemptUnknown))?;
     let target = attempt.return_to.split_once("connected=").map(|(_, t)| t.to_owned());
     let fail = |e: ConnectError| (target.clone(), e);
-    let browser = browser_secret(state, headers).ok_or_else(|| fail(ConnectError::OtherBrowser))?;
-    if crypto::sha256(browser.as_bytes()) != attempt.browser_hash {
+    if !BROWSER.matches(state, headers, &attempt.browser_hash) {
         return Err(fail(ConnectError::OtherBrowser));
     }
     let meta = state.upstream_auth.auth_server(&attempt.issuer).await.map_err(&fail)?;
@@ -352,7 +316,7 @@ pub async fn list(State(state): State<AppState>, caller: SessionUser) -> ApiResu
     let mut out = Vec::new();
     for membership in state.store.memberships(caller.user.id).await? {
         for server in state.store.servers(membership.org.id).await?.into_iter().filter(ua::per_person) {
-            let found = connected.iter().find(|c| c.connection.server_id == server.id).map(|c| &c.connection);
+            let found = connected.iter().find(|c| c.server_id == server.id);
             out.push(ConnectionView {
                 org: membership.org.slug.clone(),
                 server: server.slug.clone(),

@@ -5,6 +5,7 @@ pub mod account;
 pub mod answer_links;
 pub mod audit;
 pub mod auth;
+pub mod binding;
 pub mod client;
 pub mod connections;
 pub mod console;

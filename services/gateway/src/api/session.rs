@@ -61,7 +61,11 @@ pub fn clear_cookie(state: &AppState) -> HeaderValue {
 }
 
 pub fn from_headers<'a>(state: &AppState, headers: &'a HeaderMap) -> Option<&'a str> {
-    let name = cookie_name(state);
+    cookie(headers, cookie_name(state))
+}
+
+/// The value of the cookie `name` the request carries.
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()

@@ -19,13 +19,14 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use openidconnect::RedirectUrl;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::auth::OrgAccess;
+use super::binding::{Binding, see_other};
 use super::json::ValidJson;
 use crate::app::AppState;
 use crate::audit::{self, Actor, Subject};
@@ -42,36 +43,9 @@ pub const ATTEMPT_LIFETIME: Duration = Duration::from_secs(600);
 const CALLBACK_PATH: &str = "/auth/sso/callback";
 const SEAL_CONTEXT: &[u8] = b"sign-in pkce verifier";
 
-/// The cookie that binds an attempt to the browser that started it. `SameSite=Lax`: it must
-/// come back on the provider's top-level redirect, which a `Strict` cookie would not.
-fn browser_cookie_name(state: &AppState) -> &'static str {
-    if state.config.cookies_secure() { "__Secure-herald_sign_in" } else { "herald_sign_in" }
-}
-
-fn browser_cookie(state: &AppState, value: &str, max_age: u64) -> HeaderValue {
-    let secure = if state.config.cookies_secure() { "; Secure" } else { "" };
-    HeaderValue::from_str(&format!(
-        "{}={value}; Path=/auth/sso; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}",
-        browser_cookie_name(state)
-    ))
-    .expect("base64url is a valid header value")
-}
-
-fn browser_secret(state: &AppState, headers: &HeaderMap) -> Option<String> {
-    let name = browser_cookie_name(state);
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, v)| {
-            *k == name
-                && v.len() == 43
-                && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        })
-        .map(|(_, v)| v.to_owned())
-}
+/// The cookie that binds an attempt to the browser that started it.
+const BROWSER: Binding =
+    Binding { name: "herald_sign_in", secure_name: "__Secure-herald_sign_in", path: "/auth/sso" };
 
 fn redirect_uri(state: &AppState) -> RedirectUrl {
     let base = state.config.public_url.as_str().trim_end_matches('/');
@@ -94,14 +68,6 @@ fn safe_return_to(given: Option<&str>) -> String {
     }
 }
 
-fn see_other(location: &str, cookies: &[HeaderValue]) -> Response {
-    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location.to_owned())]).into_response();
-    for cookie in cookies {
-        response.headers_mut().append(header::SET_COOKIE, cookie.clone());
-    }
-    response
-}
-
 /// Back to the sign-in page, saying why.
 fn failed(state: &AppState, error: &SignInError) -> Response {
     tracing::info!(code = error.code(), reason = %error, "a sign-in through an identity provider failed");
@@ -110,7 +76,7 @@ fn failed(state: &AppState, error: &SignInError) -> Response {
     if let Some(detail) = error.detail() {
         query.append_pair("sso_detail", &detail);
     }
-    see_other(&format!("/login?{}", query.finish()), &[browser_cookie(state, "", 0)])
+    see_other(&format!("/login?{}", query.finish()), &[BROWSER.clear(state)])
 }
 
 #[derive(Deserialize)]
@@ -133,14 +99,7 @@ pub async fn start(
         Err(e) => return failed(&state, &e),
     };
     let started = flow::start(settings, &discovered, &redirect_uri(&state));
-    // One browser, one binding: a second tab's attempt reuses the cookie rather than
-    // orphaning the first tab's.
-    let secret = browser_secret(&state, &headers).unwrap_or_else(|| {
-        base64::Engine::encode(
-            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
-            crypto::random_bytes::<32>(),
-        )
-    });
+    let secret = BROWSER.secret_or_new(&state, &headers);
     let now = OffsetDateTime::now_utc();
     let attempt = SignInAttempt {
         state_hash: crypto::sha256(started.state.as_bytes()),
@@ -156,7 +115,7 @@ pub async fn start(
         tracing::error!(error = %e, "could not record a sign-in attempt");
         return ApiError::Unavailable.into_response();
     }
-    see_other(started.authorize_url.as_str(), &[browser_cookie(&state, &secret, ATTEMPT_LIFETIME.as_secs())])
+    see_other(started.authorize_url.as_str(), &[BROWSER.cookie(&state, &secret, ATTEMPT_LIFETIME.as_secs())])
 }
 
 #[derive(Deserialize)]
@@ -175,9 +134,7 @@ pub async fn callback(
     headers: HeaderMap,
 ) -> Response {
     match signed_in(&state, query, &headers).await {
-        Ok((session_cookie, return_to)) => {
-            see_other(&return_to, &[session_cookie, browser_cookie(&state, "", 0)])
-        }
+        Ok((session_cookie, return_to)) => see_other(&return_to, &[session_cookie, BROWSER.clear(&state)]),
         Err(Failure::SignIn(e)) => failed(&state, &e),
         Err(Failure::Api(e)) => e.into_response(),
     }
@@ -213,8 +170,7 @@ async fn signed_in(
         .take_sign_in_attempt(&crypto::sha256(given_state.as_bytes()), now)
         .await?
         .ok_or(SignInError::AttemptUnknown)?;
-    let browser = browser_secret(state, headers).ok_or(SignInError::OtherBrowser)?;
-    if crypto::sha256(browser.as_bytes()) != attempt.browser_hash {
+    if !BROWSER.matches(state, headers, &attempt.browser_hash) {
         return Err(SignInError::OtherBrowser.into());
     }
     let provider = state.sign_in.provider(&attempt.provider).ok_or(SignInError::NoProvider)?;

@@ -69,11 +69,6 @@ impl Directory {
         }
     }
 
-    /// Forgets a provider (its settings changed).
-    pub fn forget(&self, key: &str) {
-        self.known.lock().expect("not poisoned").retain(|k, _| !k.starts_with(&format!("{key} ")));
-    }
-
     fn cache_key(provider: &ProviderSettings) -> String {
         format!("{} {}", provider.key, provider.issuer)
     }

@@ -39,15 +39,6 @@ pub struct Connection {
     pub refreshed_at: OffsetDateTime,
 }
 
-/// A connection and the server it is to, for the person's list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListedConnection {
-    pub connection: Connection,
-    pub org_slug: String,
-    pub server_slug: String,
-    pub server_name: String,
-}
-
 /// A connection under way.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnectAttempt {
@@ -84,7 +75,7 @@ pub trait Connections: Send + Sync {
     ) -> Result<bool>;
     async fn delete_connection(&self, server_id: Uuid, user_id: Uuid) -> Result<bool>;
     /// A person's connections, in every organisation, newest first.
-    async fn connections_of(&self, user_id: Uuid) -> Result<Vec<ListedConnection>>;
+    async fn connections_of(&self, user_id: Uuid) -> Result<Vec<Connection>>;
     /// The connections of a person in an organisation, or of everyone to a server.
     async fn connections_in(
         &self,
@@ -157,15 +148,6 @@ impl From<ConnectionRow> for Connection {
             refreshed_at: r.refreshed_at.0,
         }
     }
-}
-
-#[derive(sqlx::FromRow)]
-pub(crate) struct ListedRow {
-    #[sqlx(flatten)]
-    pub(crate) connection: ConnectionRow,
-    pub(crate) org_slug: String,
-    pub(crate) server_slug: String,
-    pub(crate) server_name: String,
 }
 
 #[derive(sqlx::FromRow)]
@@ -347,26 +329,16 @@ macro_rules! impl_connections {
             async fn connections_of(
                 &self,
                 user_id: uuid::Uuid,
-            ) -> $crate::storage::Result<Vec<$crate::storage::connections::ListedConnection>> {
-                let rows: Vec<$crate::storage::connections::ListedRow> = sqlx::query_as(concat!(
+            ) -> $crate::storage::Result<Vec<$crate::storage::connections::Connection>> {
+                let rows: Vec<$crate::storage::connections::ConnectionRow> = sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::connections::connection_cols!(),
-                    ", o.slug AS org_slug, s.slug AS server_slug, s.name AS server_name \
-                     FROM upstream_connections c JOIN servers s ON s.id = c.server_id JOIN orgs o ON o.id = c.org_id \
-                     WHERE c.user_id = $1 ORDER BY c.connected_at DESC"
+                    " FROM upstream_connections c WHERE c.user_id = $1 ORDER BY c.connected_at DESC"
                 ))
                 .bind(user_id)
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|r| $crate::storage::connections::ListedConnection {
-                        connection: r.connection.into(),
-                        org_slug: r.org_slug,
-                        server_slug: r.server_slug,
-                        server_name: r.server_name,
-                    })
-                    .collect())
+                Ok(rows.into_iter().map(Into::into).collect())
             }
 
             async fn connections_in(

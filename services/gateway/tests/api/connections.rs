@@ -23,6 +23,12 @@ pub(crate) struct OAuthServer {
 
 impl OAuthServer {
     pub(crate) async fn start(access_ttl_secs: u64) -> Self {
+        Self::start_with(access_ttl_secs, false).await
+    }
+
+    /// `as_published`: without the peer's additions to the SDK (`iss` on the redirects, `scope`
+    /// in the 401's challenge): the SDK exactly as it ships.
+    pub(crate) async fn start_with(access_ttl_secs: u64, as_published: bool) -> Self {
         use tokio::io::AsyncBufReadExt;
         let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/.venv/bin/python");
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/python/oauth_server.py");
@@ -30,6 +36,7 @@ impl OAuthServer {
         let mut child = tokio::process::Command::new(python)
             .arg(script)
             .env("ACCESS_TTL", access_ttl_secs.to_string())
+            .env("SDK_AS_PUBLISHED", if as_published { "1" } else { "0" })
             .stdout(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
@@ -187,6 +194,27 @@ async fn each_person_connects_as_themselves_and_their_calls_carry_their_own_toke
     assert!(again.contains("connect"), "{again}");
     let log = body(owner_session.get("/api/v1/orgs/acme/audit?action=connection.created").await).await;
     assert_eq!(log["entries"].as_array().unwrap().len(), 2, "{log}");
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn the_sdk_as_it_ships_without_iss_or_a_challenge_scope_is_connected_to() {
+    let upstream = OAuthServer::start_with(3600, true).await;
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    let token = app.token(&owner_session, "acme", "agent").await;
+    let olive = signed_in(&app, "owner@example.com").await;
+    let authorize = reqwest::Url::parse(&location(&olive.get("/connect/acme/notes/start").await)).unwrap();
+    // No scope in the challenge: the metadata's scopes_supported.
+    let scope = authorize.query_pairs().find(|(k, _)| k == "scope").map(|(_, v)| v.into_owned());
+    assert_eq!(scope.as_deref(), Some("mcp:tools"));
+    let back = at_the_provider_with(&app, &olive, authorize.as_str(), "olive", &[]).await;
+    assert!(!back.contains("iss="), "the SDK sends no iss: {back}");
+    // Not advertised, not sent: accepted (RFC 9207 section 2.4).
+    assert_eq!(location(&olive.http.get(&back).send().await.unwrap()), "/connections?connected=acme/notes");
+    let agent = Agent::modern(&app, &token, "notes");
+    assert_eq!(outcome(&agent.call(1, "whoami", json!({})).await), "you are olive");
 }
 
 #[tokio::test]
