@@ -88,7 +88,9 @@ export function startInbox(root, { title = "Inbox", level = "h1" } = {}) {
             const card = renderCard(message, send, linked.via(message.id));
             cards.set(message.id, card);
             list.prepend(card.node);
-            live.textContent = `New question from ${message.server.name}`;
+            live.textContent = message.asked_by === "herald"
+              ? `Herald asks you to connect to ${message.server.name}`
+              : `New question from ${message.server.name}`;
             updateCount();
             linked.arrived(message.id, card.node);
           }
@@ -230,6 +232,7 @@ function deepLink() {
 }
 
 function endingNote({ decided_by, reason, action }) {
+  if (reason === "connected") return "Connected. The call that was waiting goes on as you.";
   if (decided_by === "user") return "Answered in another tab.";
   if (decided_by === "timeout") return "This question expired.";
   if (decided_by === "server") return "The server withdrew this question.";
@@ -248,6 +251,7 @@ function sentNote(card) {
         (secs ? ` within ${duration(secs)}.` : ".");
     }
     case "cancel": return "Dismissed, without an answer.";
+    case "not-now": return "Not now: the call that was waiting ends. Connect any time on the Connections page.";
     case "accept": return record?.mode === "url" ? "Sent. The server hears that you agreed to open the address." : "Sent.";
     default: return "Sent.";
   }
@@ -413,9 +417,16 @@ function renderCard(record, send, via = null) {
   tick();
   const timer = setInterval(tick, 1000);
 
-  const header = el("header", { class: "qhead" },
-    el("h2", { id: titleId }, record.server.name),
-    el("p", { class: "muted" }, hostOf(record.server.url), record.tool ? ` · ${record.tool}` : "", " · ", countdown));
+  const byHerald = record.asked_by === "herald";
+  const header = byHerald
+    // Herald's own question, for the server named: never shown as the server's words.
+    ? el("header", { class: "qhead" },
+      el("p", { class: "asker" }, el("span", { class: "badge herald" }, "Herald asks")),
+      el("h2", { id: titleId }, `Connect to ${record.server.name}`),
+      el("p", { class: "muted" }, hostOf(record.server.url), record.tool ? ` · ${record.tool}` : "", " · ", countdown))
+    : el("header", { class: "qhead" },
+      el("h2", { id: titleId }, record.server.name),
+      el("p", { class: "muted" }, hostOf(record.server.url), record.tool ? ` · ${record.tool}` : "", " · ", countdown));
   const message = el("p", { class: "message" }, record.message);
   const banner = el("div", { class: "banner", role: "alert", hidden: true });
   node.append(header);
@@ -438,10 +449,14 @@ function renderCard(record, send, via = null) {
   };
   // Before a click: Decline is remembered, Dismiss is not.
   const meaningId = `q-${record.id}-meaning`;
-  const meaning = el("p", { class: "help meaning", id: meaningId }, declineMeaning(record));
+  const meaning = el("p", { class: "help meaning", id: meaningId }, byHerald
+    ? "This question ends by itself once you have connected, and the call goes on. Not now ends the call; Herald remembers nothing, and asks again on the next call."
+    : declineMeaning(record));
   const fieldErrors = {};
   let collect = () => null;
-  if (record.mode === "url") {
+  if (byHerald) {
+    node.append(renderConnect(record, () => { respond("decline"); card.sent = "not-now"; }, meaningId), meaning);
+  } else if (record.mode === "url") {
     node.append(renderUrl(record, respond, meaningId), meaning);
   } else {
     const fields = record.form?.fields ?? [];
@@ -468,7 +483,7 @@ function renderCard(record, send, via = null) {
       meaning);
     node.append(formNode);
   }
-  node.append(el("div", { class: "actions secondary" },
+  if (!byHerald) node.append(el("div", { class: "actions secondary" },
     el("button", { type: "button", class: "link", onclick: async (e) => {
       e.target.disabled = true;
       try {
@@ -510,6 +525,21 @@ function renderUrl(record, respond, meaningId) {
     el("button", { type: "button", class: "quiet", "aria-describedby": meaningId, onclick: () => respond("decline") }, "Decline"),
     el("button", { type: "button", class: "quiet", "aria-describedby": meaningId, onclick: () => respond("cancel") }, "Dismiss")));
   return box;
+}
+
+/** Herald's question for a call to a server that acts as each person: its own connect page. */
+function renderConnect(record, notNow, meaningId) {
+  const status = el("p", { class: "muted", role: "status" });
+  return el("div", {},
+    el("p", {}, `Herald's connect page sends you to ${record.server.name}'s sign-in and brings you back. Nothing you type there passes through the agent.`),
+    el("div", { class: "actions" },
+      el("button", { type: "button", onclick: () => {
+        // Same origin, Herald's own page: it ends this question when the connection is made.
+        window.open(record.url, "_blank", "noopener");
+        status.textContent = `Waiting for you to finish signing in to ${record.server.name} in the new tab…`;
+      } }, `Connect to ${record.server.name}`),
+      el("button", { type: "button", class: "quiet", "aria-describedby": meaningId, onclick: notNow }, "Not now")),
+    status);
 }
 
 function flagText(type) {

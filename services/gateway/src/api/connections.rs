@@ -282,6 +282,8 @@ async fn finish(
     )
     .await;
     tracing::info!(server = %server.slug, user_id = %attempt.user_id, "a person connected to a server");
+    // Calls waiting for this connection go on.
+    state.broker.connected(attempt.user_id, server.id).await;
     Ok(attempt.return_to)
 }
 

@@ -16,6 +16,9 @@ pub struct ElicitationView {
     pub id: Uuid,
     pub org: String,
     pub server: AskingServer,
+    /// `server`, or `herald` for a question Herald asks on the call's behalf (a
+    /// sign-in the server needs), for the server named.
+    pub asked_by: crate::domain::AskedBy,
     pub tool: Option<String>,
     pub mode: ElicitationMode,
     pub message: String,
@@ -65,6 +68,7 @@ impl From<&Elicitation> for ElicitationView {
                 name: e.server.name.clone(),
                 url: crate::domain::ServerUrl::display_form(&e.server.url),
             },
+            asked_by: e.asked_by,
             tool: e.tool.clone(),
             mode: e.mode,
             message: e.message.clone(),

@@ -107,8 +107,15 @@ impl Broker {
             Refused::Invalid(why)
         };
         self.within_flood_limit(&now).await.map_err(refused)?;
+        let by_herald = question.asked_by_herald();
         let record = intake::intake(&now, question, self.replica_id).map_err(refused)?;
-        gate::judge(self, &now, record).await.map_err(|e| {
+        let taken = if by_herald {
+            // Herald's own question: the policy judges what servers propose, not this.
+            self.open(record).await
+        } else {
+            gate::judge(self, &now, record).await
+        };
+        taken.map_err(|e| {
             tracing::error!(server = %origin.server.slug, error = %e, "could not store a question");
             Refused::Unrecorded
         })
@@ -179,6 +186,32 @@ impl Broker {
         for id in ids {
             if let Err(e) = Box::pin(self.resolve(id, &ending)).await {
                 tracing::warn!(elicitation_id = %id, error = %e, "could not end a question");
+            }
+        }
+    }
+
+    /// The person connected their account to `server_id`: Herald's questions asking them to
+    /// (each waiting call's) end as answered, and the calls go on.
+    pub async fn connected(&self, user_id: Uuid, server_id: Uuid) {
+        let pending = match self.store.pending_elicitations_of_user(user_id).await {
+            Ok(pending) => pending,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot list the questions a new connection answers");
+                return;
+            }
+        };
+        let ending = crate::domain::outcome::outcome(
+            herald_mcp::ElicitAction::Accept,
+            None,
+            DecidedBy::User,
+            Reason::Connected,
+        );
+        for e in pending
+            .into_iter()
+            .filter(|e| e.asked_by == crate::domain::AskedBy::Herald && e.server.id == Some(server_id))
+        {
+            if let Err(err) = self.resolve(e.id, &ending).await {
+                tracing::warn!(elicitation_id = %e.id, error = %err, "could not end a question a connection answers");
             }
         }
     }

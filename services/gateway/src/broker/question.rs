@@ -2,10 +2,11 @@
 //! is asked and by whom (`Question`, `Source`), and why Herald may refuse to
 //! take it (`Refused`).
 //!
-//! `Source` is the seam for new kinds of questions. Today every question is a
-//! server's `elicitation/create`; a question Herald itself asks (an approval, a
-//! sign-in) becomes one more variant, turned into a record by `intake`, and
-//! passes the same gate, the same wait and the same endings. Answers reach a
+//! `Source` is the seam for new kinds of questions: a server's
+//! `elicitation/create`, or a question Herald itself asks (the sign-in a call
+//! needs, `Source::Connect`). Each is turned into a record by `intake` and has
+//! the same wait and the same endings; only a server's question passes the
+//! policy gate (the policy is about what servers propose). Answers reach a
 //! question the same way whatever carries them (`respond`, through a
 //! `Channel`), so a new channel needs no change here either.
 
@@ -45,12 +46,26 @@ pub struct Question {
 pub enum Source {
     /// A server's `elicitation/create`: its params as sent, in the era it was asked in.
     Server { era: ProtocolGeneration, params: Option<Box<RawValue>> },
+    /// Herald's own question: the call waits until the person connects their account to the
+    /// origin's server, which acts as each person (`auth_mode` `oauth`). `connect` is Herald's
+    /// connect page for that server; `why` says what is missing ("you have not connected…").
+    Connect { era: ProtocolGeneration, connect: String, why: String },
 }
 
 impl Question {
     /// A server's `elicitation/create`.
     pub fn from_server(era: ProtocolGeneration, params: Option<&RawValue>) -> Self {
         Question { source: Source::Server { era, params: params.map(ToOwned::to_owned) }, only: None }
+    }
+
+    /// Herald asking the person to connect their account to the call's server.
+    pub fn connect(era: ProtocolGeneration, connect: String, why: String) -> Self {
+        Question { source: Source::Connect { era, connect, why }, only: None }
+    }
+
+    /// Whether Herald asks it (no server's policy applies).
+    pub fn asked_by_herald(&self) -> bool {
+        matches!(self.source, Source::Connect { .. })
     }
 
     /// The same question, which must be of `mode`.

@@ -2,6 +2,7 @@
 //! construction, so code past the API boundary never re-checks it; and the
 //! vocabulary of a question's ending (`outcome`), parsed once where rows are read.
 
+mod asked_by;
 mod auth_mode;
 mod email;
 pub mod notification;
@@ -13,6 +14,7 @@ mod server;
 mod slug;
 mod text;
 
+pub use asked_by::AskedBy;
 pub use auth_mode::AuthMode;
 pub use email::Email;
 pub use password::Password;

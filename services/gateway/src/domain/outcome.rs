@@ -101,13 +101,16 @@ pub enum Reason {
     UpstreamLost,
     /// Herald stopped, or could not carry the question on.
     Interrupted,
+    /// The person connected their account to the server Herald asked them to
+    /// sign in to (Herald's own question).
+    Connected,
     /// A rule of the org's policy answered for the person.
     Rule(Rule),
 }
 
 impl Reason {
     /// The reasons that are not a policy rule (those are `Rule::ALL`).
-    const OWN: [Reason; 8] = [
+    const OWN: [Reason; 9] = [
         Reason::Answered,
         Reason::Declined,
         Reason::Dismissed,
@@ -116,6 +119,7 @@ impl Reason {
         Reason::CallerCancelled,
         Reason::UpstreamLost,
         Reason::Interrupted,
+        Reason::Connected,
     ];
 
     /// Every reason an ending may carry.
@@ -133,6 +137,7 @@ impl Reason {
             Reason::CallerCancelled => "caller_cancelled",
             Reason::UpstreamLost => "upstream_lost",
             Reason::Interrupted => "interrupted",
+            Reason::Connected => "connected",
             Reason::Rule(rule) => rule.as_str(),
         }
     }
@@ -201,7 +206,7 @@ mod tests {
         let reasons: Vec<Reason> = Reason::all().collect();
         let names: std::collections::HashSet<&str> = reasons.iter().map(|r| r.as_str()).collect();
         assert_eq!(names.len(), reasons.len(), "no two reasons share a spelling");
-        assert_eq!(reasons.len(), 16);
+        assert_eq!(reasons.len(), 17);
         for r in reasons {
             assert_eq!(Reason::parse(r.as_str()), Some(r));
             assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());

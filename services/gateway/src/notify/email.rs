@@ -42,8 +42,11 @@ pub fn payload(
     let tool = content::tool_words(e);
     let minutes = ((e.expires_at - OffsetDateTime::now_utc()).whole_seconds().max(0) + 59) / 60;
     let expires = e.expires_at.format(&time::format_description::well_known::Rfc2822).expect("formats");
+    let herald = e.asked_by == crate::domain::AskedBy::Herald;
     let subject = match event {
+        NotifyEvent::Reminded if herald => format!("Reminder: a call waits for you to connect to {server}"),
         NotifyEvent::Reminded => format!("Reminder: {server} is still waiting for your answer"),
+        _ if herald => format!("Herald: connect your account to {server} so your agent's call can go on"),
         _ => format!("{server} is asking you something"),
     };
     let base = public_url.as_str().trim_end_matches('/');

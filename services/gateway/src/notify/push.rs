@@ -257,8 +257,11 @@ pub struct QueuedPush {
 /// registered, the tool and the message's first words; never a field.
 pub fn question_push(e: &Elicitation, event: NotifyEvent) -> QueuedPush {
     let server = content::first_words(&e.server.name);
+    let herald = e.asked_by == crate::domain::AskedBy::Herald;
     let (kind, title) = match event {
+        NotifyEvent::Reminded if herald => ("reminder", format!("Reminder: connect to {server}")),
         NotifyEvent::Reminded => ("reminder", format!("Reminder: {server} is still waiting for your answer")),
+        _ if herald => ("question", format!("Herald: connect to {server} to go on")),
         _ => ("question", format!("{server} is asking you something")),
     };
     QueuedPush {

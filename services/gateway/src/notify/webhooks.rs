@@ -66,6 +66,7 @@ pub fn question_event(
             "id": e.id,
             "url": content::question_link(public_url, e),
             "server": { "slug": e.server.slug, "name": e.server.name },
+            "asked_by": e.asked_by.as_str(),
             "tool": e.tool,
             "first_words": content::first_words(&e.message),
             "mode": e.mode.as_str(),

@@ -9,6 +9,7 @@
 //! either generation; Herald translates, and answers elicitations itself.
 
 pub mod call;
+pub mod consent;
 pub mod console;
 pub mod diagnosis;
 pub mod era;
@@ -320,27 +321,14 @@ impl Proxy {
 
     /// The person's own token for a server that wants one (`auth_mode` `oauth`): `None` for
     /// other servers; an error naming where to connect when the person has not (or their
-    /// connection no longer works).
+    /// connection no longer works). A call that can wait asks the person instead (`consent`).
     pub async fn person_token(
         state: &AppState,
         org: &str,
         server: &Server,
         user_id: Uuid,
     ) -> Result<Option<String>, Message> {
-        if !crate::upstream_auth::per_person(server) {
-            return Ok(None);
-        }
-        match crate::upstream_auth::credential(state, org, server, user_id).await {
-            crate::upstream_auth::Credential::Bearer(token) => Ok(Some(token)),
-            crate::upstream_auth::Credential::NeedsConnect { why, connect } => Err(Message::error(
-                None,
-                herald_mcp::jsonrpc::INTERNAL_ERROR,
-                format!(
-                    "upstream server {} ({}) acts as each person: {why}. Connect your account at {connect},                      then call again",
-                    server.slug, server.name
-                ),
-            )),
-        }
+        consent::token(state, org, server, user_id).await.map_err(|need| need.refusal(server, None))
     }
 
     fn endpoint(
@@ -403,8 +391,14 @@ impl Proxy {
     }
 
     async fn shared_link(&self, ctx: &CallContext) -> Result<Arc<Link>, Message> {
+        let token = Self::person_token(&ctx.state, &ctx.org_slug, &ctx.server, ctx.user_id).await?;
+        self.shared_link_with(ctx, token).await
+    }
+
+    /// The person's shared link to the call's server, made with `token` (theirs, for a server
+    /// that acts as each person) if there is none yet.
+    async fn shared_link_with(&self, ctx: &CallContext, token: Option<String>) -> Result<Arc<Link>, Message> {
         let (state, server, user_id) = (&ctx.state, &ctx.server, ctx.user_id);
-        let token = Self::person_token(state, &ctx.org_slug, server, user_id).await?;
         // The registry's last change is in the key: an edited server gets fresh links; so is the
         // person's token, so a renewed one gets a fresh link.
         let generation = token.as_deref().map(|t| {
@@ -684,38 +678,128 @@ async fn initialize(
         Err(e) => return ApiError::from(e).into_response(),
     }
     let ctx = context(state, principal, server.clone()).await;
-    let token = match Proxy::person_token(state, &ctx.org_slug, &server, ctx.user_id).await {
-        Ok(t) => t,
-        Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
+    let hello = Hello {
+        id: id.clone(),
+        version,
+        agent: sessions::AgentHello {
+            info: params.get("clientInfo").cloned(),
+            capabilities: params.get("capabilities").filter(|c| c.is_object()).cloned(),
+        },
     };
-    let endpoint = match state.proxy.endpoint(state, &ctx.org_slug, &server, token.as_deref()) {
-        Ok(e) => e,
-        Err(m) => return rpc(StatusCode::OK, &readdress(m, id)),
+    let token = match consent::token(state, &ctx.org_slug, &server, ctx.user_id).await {
+        Ok(token) => token,
+        // The session starts once the person has connected; until then the response is a stream.
+        Err(need) => {
+            // It may wait long: it holds one of the token's places for calls meanwhile.
+            let slot = match call_slot(state, principal, id) {
+                Ok(slot) => slot,
+                Err(refusal) => return *refusal,
+            };
+            return initialize_after_connect(state, principal, ctx, hello, need, slot);
+        }
     };
-    let capabilities = params.get("capabilities").filter(|c| c.is_object());
-    let link = match Link::connect(endpoint, LinkOptions::for_call(&ctx, LinkFor::LegacyAgent(capabilities)))
+    match open_session(state, principal, &ctx, &hello, token, None).await {
+        Ok((result, session_id)) => {
+            let mut response = rpc(StatusCode::OK, &result);
+            response.headers_mut().insert(
+                MCP_SESSION_ID,
+                HeaderValue::from_str(&session_id).expect("base64 is a header value"),
+            );
+            response
+        }
+        Err(message) => rpc(StatusCode::OK, &message),
+    }
+}
+
+/// A legacy agent's `initialize`, as Herald answers it once the upstream link exists.
+struct Hello {
+    id: RequestId,
+    version: &'static str,
+    agent: sessions::AgentHello,
+}
+
+/// Links to the server (with the person's `token`, for a server that acts as each person) and
+/// mints the agent's session (as `session_id`, when the response already named it): the
+/// `initialize` result and the session's id, or the error the agent gets.
+async fn open_session(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    ctx: &CallContext,
+    hello: &Hello,
+    token: Option<String>,
+    session_id: Option<String>,
+) -> Result<(Message, String), Message> {
+    let server = &ctx.server;
+    let endpoint = state
+        .proxy
+        .endpoint(state, &ctx.org_slug, server, token.as_deref())
+        .map_err(|m| readdress(m, &hello.id))?;
+    let capabilities = hello.agent.capabilities.as_ref();
+    let link = Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::LegacyAgent(capabilities)))
         .await
-    {
-        Ok(link) => link,
-        Err(e) => return rpc(StatusCode::OK, &readdress(unreachable_server(&server, &e), id)),
-    };
-    link.listen(upstream::StreamContext::of(&ctx));
+        .map_err(|e| readdress(unreachable_server(server, &e), &hello.id))?;
+    link.listen(upstream::StreamContext::of(ctx));
     let (capabilities, server_info, instructions) = link.server_description().await;
     let mut result =
-        json!({ "protocolVersion": version, "capabilities": capabilities, "serverInfo": server_info });
+        json!({ "protocolVersion": hello.version, "capabilities": capabilities, "serverInfo": server_info });
     if let Some(instructions) = instructions {
         result["instructions"] = instructions;
     }
     let agent = sessions::AgentHello {
-        info: params.get("clientInfo").cloned(),
-        capabilities: params.get("capabilities").filter(|c| c.is_object()).cloned(),
+        info: hello.agent.info.clone(),
+        capabilities: hello.agent.capabilities.clone(),
     };
-    let session_id = match state.proxy.sessions.mint(state, principal, &server, version, agent, link).await {
-        Ok(id) => id,
-        Err(e) => return ApiError::from(e).into_response(),
-    };
+    let session_id = session_id.unwrap_or_else(sessions::new_session_id);
+    let minted = sessions::Minted { session_id, protocol_version: hello.version, agent };
+    let minted = state.proxy.sessions.mint(state, principal, server, minted, link).await;
+    let session_id = minted.map_err(|e| {
+        tracing::error!(error = %e, "cannot record an agent session");
+        Message::error(
+            Some(hello.id.clone()),
+            herald_mcp::jsonrpc::INTERNAL_ERROR,
+            "the host could not record the session; try again",
+        )
+    })?;
     tracing::info!(server = %server.slug, user_id = %principal.user.id, "agent session started");
-    let mut response = rpc(StatusCode::OK, &Message::response(id.clone(), raw(&result)));
+    Ok((Message::response(hello.id.clone(), raw(&result)), session_id))
+}
+
+/// `initialize` by a person not connected to a server that acts as each person: the response
+/// is a stream that names the session at once (its id is chosen now, and minted only when the
+/// link exists) and carries keep-alives while Herald asks the person to connect
+/// (`consent::wait`), then the `initialize` result, or the error saying where to connect.
+fn initialize_after_connect(
+    state: &AppState,
+    principal: &TokenPrincipal,
+    ctx: CallContext,
+    hello: Hello,
+    need: consent::NeedsConnect,
+    slot: CallSlot,
+) -> Response {
+    let session_id = sessions::new_session_id();
+    let (tx, rx) = mpsc::channel::<Down>(32);
+    let (state, principal, id) = (state.clone(), principal.clone(), session_id.clone());
+    tokio::spawn(async move {
+        let cancel = CancellationToken::new();
+        let last = match consent::wait(&ctx, need, herald_mcp::ProtocolGeneration::Legacy, &tx, &cancel).await
+        {
+            consent::Connected::Token(token) => {
+                match open_session(&state, &principal, &ctx, &hello, Some(token), Some(id)).await {
+                    Ok((result, _)) => result,
+                    Err(message) => message,
+                }
+            }
+            consent::Connected::Refused(message) => readdress(message, &hello.id),
+            consent::Connected::Gone => return,
+        };
+        let _ = tx.send(Down::Message(last)).await;
+        drop(slot);
+    });
+    let rest = futures_util::stream::poll_fn({
+        let mut rx = rx;
+        move |cx| rx.poll_recv(cx)
+    });
+    let mut response = sse(rest.boxed());
     response
         .headers_mut()
         .insert(MCP_SESSION_ID, HeaderValue::from_str(&session_id).expect("base64 is a header value"));
@@ -778,7 +862,7 @@ async fn legacy_request(
                 headers: ReqHeaderMap::new(),
                 agent: era::AgentEra::Legacy,
             };
-            let response = forward(ctx, link, request, cancel, slot).await;
+            let response = forward(ctx, Upstream::Linked(link), request, cancel, slot).await;
             let session = session.clone();
             // Forget the token when the response is done (or dropped).
             finish_later(response, move || {
@@ -949,25 +1033,19 @@ async fn modern_request(
         Err(refusal) => return *refusal,
     };
     let ctx = context(state, principal, server).await;
-    let link = match state.proxy.shared_link(&ctx).await {
-        Ok(link) => link,
-        Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
+    // A server that acts as each person, and a person not connected there: the request waits
+    // while Herald asks them to connect (`consent`).
+    let upstream = match consent::token(state, &ctx.org_slug, &ctx.server, ctx.user_id).await {
+        Ok(token) => match state.proxy.shared_link_with(&ctx, token).await {
+            Ok(link) => Upstream::Linked(link),
+            Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
+        },
+        Err(need) => Upstream::Connecting(need),
     };
-    if method == "server/discover" {
-        let (capabilities, server_info, instructions) = link.server_description().await;
-        let mut result = json!({
-            "resultType": "complete",
-            // Per user (the link is): cacheable within this authorization only.
-            "ttlMs": 0,
-            "cacheScope": "private",
-            "supportedVersions": [PROTOCOL_VERSION_2026_07_28],
-            "capabilities": capabilities,
-            "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
-        });
-        if let Some(instructions) = instructions {
-            result["instructions"] = instructions;
-        }
-        return rpc(StatusCode::OK, &Message::response(id, raw(&result)));
+    if method == "server/discover"
+        && let Upstream::Linked(link) = &upstream
+    {
+        return rpc(StatusCode::OK, &discovered(link, id).await);
     }
     let mut passed = ReqHeaderMap::new();
     for (name, value) in headers {
@@ -988,7 +1066,25 @@ async fn modern_request(
         },
     };
     let cancel = slot.ended.child_token();
-    forward(ctx, link, request, cancel, slot).await
+    forward(ctx, upstream, request, cancel, slot).await
+}
+
+/// `server/discover`'s answer, from the person's link.
+async fn discovered(link: &Link, id: RequestId) -> Message {
+    let (capabilities, server_info, instructions) = link.server_description().await;
+    let mut result = json!({
+        "resultType": "complete",
+        // Per user (the link is): cacheable within this authorization only.
+        "ttlMs": 0,
+        "cacheScope": "private",
+        "supportedVersions": [PROTOCOL_VERSION_2026_07_28],
+        "capabilities": capabilities,
+        "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
+    });
+    if let Some(instructions) = instructions {
+        result["instructions"] = instructions;
+    }
+    Message::response(id, raw(&result))
 }
 
 /// A 2026-07-28 agent's retry of a call Herald parked to ask it something
@@ -1073,7 +1169,7 @@ fn check_modern(
 /// the agent gone and ends what it opened.
 async fn forward(
     mut ctx: CallContext,
-    link: Arc<Link>,
+    upstream: Upstream,
     request: call::Request,
     cancel: CancellationToken,
     slot: CallSlot,
@@ -1083,7 +1179,23 @@ async fn forward(
     ctx.call = crate::telemetry::mcp::current();
     let (tx, mut rx) = mpsc::channel::<Down>(32);
     let id = request.id.clone();
-    let call = call::run(ctx, link, request, tx, cancel);
+    let call = async move {
+        let link = match upstream {
+            Upstream::Linked(link) => link,
+            // Boxed: a call that never needs it keeps its waiting state small.
+            Upstream::Connecting(need) => {
+                match Box::pin(connected_link(&ctx, need, &request, &tx, &cancel)).await {
+                    Some(link) => link,
+                    None => return,
+                }
+            }
+        };
+        if request.method == "server/discover" {
+            let _ = tx.send(Down::Message(discovered(&link, request.id.clone()).await)).await;
+            return;
+        }
+        call::run(ctx, link, request, tx, cancel).await;
+    };
     // The token's place is held until the call ends, wherever it runs on.
     let mut running = Detach(Some(Box::pin(async move {
         call.await;
@@ -1109,6 +1221,37 @@ async fn forward(
             respond_with(first, rx, &id)
         }
     }
+}
+
+/// The upstream link a request goes through: ready, or once the person has connected.
+enum Upstream {
+    Linked(Arc<Link>),
+    Connecting(consent::NeedsConnect),
+}
+
+/// Waits for the person to connect (`consent::wait`), then makes their link; `None` when the
+/// request ends here (what it ends with has been sent down, or the agent is gone).
+async fn connected_link(
+    ctx: &CallContext,
+    need: consent::NeedsConnect,
+    request: &call::Request,
+    down: &mpsc::Sender<Down>,
+    cancel: &CancellationToken,
+) -> Option<Arc<Link>> {
+    let era = match request.agent {
+        era::AgentEra::Modern { .. } => herald_mcp::ProtocolGeneration::Modern,
+        _ => herald_mcp::ProtocolGeneration::Legacy,
+    };
+    let refusal = match consent::wait(ctx, need, era, down, cancel).await {
+        consent::Connected::Token(token) => match ctx.state.proxy.shared_link_with(ctx, Some(token)).await {
+            Ok(link) => return Some(link),
+            Err(m) => m,
+        },
+        consent::Connected::Refused(m) => m,
+        consent::Connected::Gone => return None,
+    };
+    let _ = down.send(Down::Message(readdress(refusal, &request.id))).await;
+    None
 }
 
 /// The response to an agent's request whose call runs (or waits) elsewhere:

@@ -151,6 +151,14 @@ impl AgentSession {
 const MAX_FORWARDED_ANSWER: usize = 7 * 1024;
 
 /// What a legacy agent said about itself in `initialize`.
+/// A session about to be minted: its id (chosen before, when the response named it early), the
+/// protocol version agreed and what the agent said of itself.
+pub struct Minted {
+    pub session_id: String,
+    pub protocol_version: &'static str,
+    pub agent: AgentHello,
+}
+
 pub struct AgentHello {
     /// Its `clientInfo`.
     pub info: Option<Value>,
@@ -174,12 +182,10 @@ impl Sessions {
         state: &AppState,
         principal: &TokenPrincipal,
         server: &Server,
-        protocol_version: &str,
-        agent: AgentHello,
+        hello: Minted,
         link: Arc<Link>,
     ) -> Result<String, StoreError> {
-        let session_id =
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(crate::crypto::random_bytes::<24>());
+        let Minted { session_id, protocol_version, agent } = hello;
         let now = OffsetDateTime::now_utc();
         let record = AgentSessionRecord {
             id_hash: id_hash(&session_id),
@@ -409,4 +415,9 @@ impl Sessions {
             keep
         });
     }
+}
+
+/// A fresh session id: 24 random bytes, URL-safe base64 (stored only as its hash).
+pub fn new_session_id() -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(crate::crypto::random_bytes::<24>())
 }

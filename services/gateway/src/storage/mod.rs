@@ -259,8 +259,10 @@ pub struct Elicitation {
     pub org_id: Uuid,
     pub org_slug: String,
     pub user_id: Uuid,
-    /// The asking server as registered at the time (never what it calls itself).
+    /// The asking server as registered at the time (never what it calls itself); for a
+    /// question Herald asks (`asked_by`), the server it is asked for.
     pub server: ServerSnapshot,
+    pub asked_by: crate::domain::AskedBy,
     pub tool: Option<String>,
     /// `legacy` (pushed on a session) or `modern` (an `input_required` result).
     pub protocol: ProtocolGeneration,

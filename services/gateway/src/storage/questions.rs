@@ -68,9 +68,9 @@ macro_rules! impl_questions {
                     "INSERT INTO elicitations (id, org_id, org_slug, user_id, server_id, server_slug, server_name, \
                      server_url, tool, protocol, mode, message, requested_schema, url, status, replica_id, \
                      created_at, expires_at, fingerprint, policy_flags, action, content, decided_by, reason, \
-                     resolved_at) \
+                     resolved_at, asked_by) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $20, $15, $16, $17, \
-                     $18, $19, $21, $22, $23, $24, $25)",
+                     $18, $19, $21, $22, $23, $24, $25, $26)",
                 )
                 .bind(e.id)
                 .bind(e.org_id)
@@ -97,6 +97,7 @@ macro_rules! impl_questions {
                 .bind(e.outcome.as_ref().map(|o| o.decided_by.as_str()))
                 .bind(e.outcome.as_ref().and_then(|o| o.reason).map(|r| r.as_str()))
                 .bind(e.outcome.as_ref().map(|o| DbTime(o.resolved_at)))
+                .bind(e.asked_by.as_str())
                 .execute(&self.pool)
                 .await?;
                 Ok(())

@@ -266,6 +266,7 @@ pub(super) struct ElicitationRow {
     pub policy_flags: Option<Json<serde_json::Value>>,
     pub note_dismissed_at: Option<DbTime>,
     pub answered_via: Option<String>,
+    pub asked_by: String,
 }
 
 /// A stored word that must be one of a vocabulary's, or the row is unreadable.
@@ -303,6 +304,7 @@ impl TryFrom<ElicitationRow> for Elicitation {
                 name: r.server_name,
                 url: r.server_url,
             },
+            asked_by: word(crate::domain::AskedBy::parse, "asked_by", &r.asked_by)?,
             tool: r.tool,
             protocol: word(ProtocolGeneration::parse, "protocol", &r.protocol)?,
             mode: word(ElicitationMode::parse, "mode", &r.mode)?,

@@ -48,7 +48,7 @@ macro_rules! elicitation_cols {
     () => {
         "id, org_id, org_slug, user_id, server_id, server_slug, server_name, server_url, tool, protocol, \
          mode, message, requested_schema, url, action, content, decided_by, reason, replica_id, \
-         created_at, expires_at, resolved_at, fingerprint, policy_flags, note_dismissed_at, answered_via"
+         created_at, expires_at, resolved_at, fingerprint, policy_flags, note_dismissed_at, answered_via, asked_by"
     };
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::mcp_support::{Agent, text};
+use crate::mcp_support::{Agent, Dashboard, text};
 use crate::sso::{at_the_provider_with, browser, location};
 use crate::support::{PASSWORD, Session, TestApp, body};
 
@@ -113,22 +113,43 @@ async fn each_person_connects_as_themselves_and_their_calls_carry_their_own_toke
     let olive_token = app.token(&owner_session, "acme", "olive's agent").await;
     let grace_token = app.token(&app.sign_in("grace@example.com").await, "acme", "grace's agent").await;
 
-    // Not connected yet: the agent is told where the person connects.
+    // Not connected yet: the call waits while Herald asks Olive, in her inbox, to connect.
     let olive_agent = Agent::modern(&app, &olive_token, "notes");
-    let refused = outcome(&olive_agent.call(1, "whoami", json!({})).await);
-    assert!(refused.contains("/connections?connect=acme/notes"), "{refused}");
-
-    // Olive connects: Herald found the authorization server from the 401, registered itself, and
-    // sent her there with PKCE and the resource.
+    let mut inbox = Dashboard::open(&app, &olive_token).await;
     let olive = signed_in(&app, "owner@example.com").await;
-    let authorize = reqwest::Url::parse(&location(&olive.get("/connect/acme/notes/start").await)).unwrap();
-    assert!(authorize.as_str().starts_with(&upstream.issuer), "{authorize}");
-    let param = |k: &str| authorize.query_pairs().find(|(key, _)| key == k).map(|(_, v)| v.into_owned());
-    assert_eq!(param("resource").as_deref(), Some(upstream.mcp_url.as_str()));
-    assert_eq!(param("code_challenge_method").as_deref(), Some("S256"));
-    assert_eq!(param("scope").as_deref(), Some("mcp:tools"), "the challenge's scope");
-    let back = at_the_provider_with(&app, &olive, authorize.as_str(), "olive", &[]).await;
-    assert_eq!(location(&olive.http.get(&back).send().await.unwrap()), "/connections?connected=acme/notes");
+    let (first, ()) = tokio::join!(olive_agent.call(1, "whoami", json!({})), async {
+        let asked = inbox.next_of("elicitation.created").await;
+        assert_eq!(asked["asked_by"], "herald", "{asked}");
+        assert_eq!(
+            (&asked["server"]["slug"], &asked["tool"], &asked["mode"]),
+            (&json!("notes"), &json!("whoami"), &json!("url"))
+        );
+        let page = asked["url"].as_str().unwrap();
+        assert_eq!(page, format!("{}/connect/acme/notes/start", app.base), "Herald's own connect page");
+        assert!(asked["message"].as_str().unwrap().contains("Notes acts as each person"), "{asked}");
+        // Olive opens it: Herald found the authorization server from the 401, registered
+        // itself, and sends her there with PKCE and the resource.
+        let start = olive.get(page.strip_prefix(app.base.as_str()).unwrap()).await;
+        let authorize = reqwest::Url::parse(&location(&start)).unwrap();
+        assert!(authorize.as_str().starts_with(&upstream.issuer), "{authorize}");
+        let param = |k: &str| authorize.query_pairs().find(|(key, _)| key == k).map(|(_, v)| v.into_owned());
+        assert_eq!(param("resource").as_deref(), Some(upstream.mcp_url.as_str()));
+        assert_eq!(param("code_challenge_method").as_deref(), Some("S256"));
+        assert_eq!(param("scope").as_deref(), Some("mcp:tools"), "the challenge's scope");
+        let back = at_the_provider_with(&app, &olive, authorize.as_str(), "olive", &[]).await;
+        assert_eq!(
+            location(&olive.http.get(&back).send().await.unwrap()),
+            "/connections?connected=acme/notes"
+        );
+        // Connected: the question ends by itself.
+        let ended = inbox.next_of("elicitation.resolved").await;
+        assert_eq!(
+            (&ended["id"], &ended["reason"], &ended["action"]),
+            (&asked["id"], &json!("connected"), &json!("accept"))
+        );
+    });
+    // …and the call that waited goes on as her.
+    assert_eq!(outcome(&first), "you are olive");
     assert_eq!(outcome(&olive_agent.call(2, "whoami", json!({})).await), "you are olive");
     // A legacy agent of hers too.
     let legacy = Agent::legacy(&app, &olive_token, "notes").await;
@@ -190,10 +211,59 @@ async fn each_person_connects_as_themselves_and_their_calls_carry_their_own_toke
     assert_eq!(olive.delete("/api/v1/me/connections/acme/notes").await.status(), StatusCode::NO_CONTENT);
     let revoked = upstream.look("/_test/revoked").await;
     assert!(revoked.as_array().unwrap().iter().any(|r| r["subject"] == "olive"), "{revoked}");
-    let again = outcome(&olive_agent.call(7, "whoami", json!({})).await);
-    assert!(again.contains("connect"), "{again}");
+    let (again, ()) = tokio::join!(olive_agent.call(7, "whoami", json!({})), async {
+        let asked = inbox.next_of("elicitation.created").await;
+        assert_eq!(asked["asked_by"], "herald");
+        assert_eq!(inbox.respond(&asked["id"], "decline", None).await["type"], "ack");
+    });
+    let again = outcome(&again);
+    assert!(
+        again.contains("/connections?connect=acme/notes") && again.contains("you said not now"),
+        "{again}"
+    );
     let log = body(owner_session.get("/api/v1/orgs/acme/audit?action=connection.created").await).await;
     assert_eq!(log["entries"].as_array().unwrap().len(), 2, "{log}");
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn a_legacy_agent_waits_at_initialize_and_not_now_ends_it_with_where_to_connect() {
+    let upstream = OAuthServer::start(3600).await;
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    let token = app.token(&owner_session, "acme", "agent").await;
+    let mut inbox = Dashboard::open(&app, &token).await;
+
+    // "Not now": the agent's initialize ends with an error that says where to connect; nothing
+    // is remembered, so the next attempt asks again.
+    let (refused, ()) = tokio::join!(Agent::try_legacy(&app, &token, "notes"), async {
+        let asked = inbox.next_of("elicitation.created").await;
+        assert_eq!((&asked["asked_by"], &asked["tool"]), (&json!("herald"), &Value::Null), "{asked}");
+        assert_eq!(inbox.respond(&asked["id"], "decline", None).await["type"], "ack");
+    });
+    let Err(refused) = refused else { panic!("initialize is refused") };
+    assert!(refused.contains("/connections?connect=acme/notes"), "{refused}");
+    let pending = body(owner_session.get("/api/v1/orgs/acme/elicitations?status=pending").await).await;
+    assert_eq!(pending["elicitations"], json!([]), "{pending}");
+
+    // Asked again, Olive connects from the question: the same initialize goes on, and the
+    // session it opened acts as her.
+    let olive = signed_in(&app, "owner@example.com").await;
+    let (agent, ()) = tokio::join!(Agent::legacy(&app, &token, "notes"), async {
+        let asked = inbox.next_of("elicitation.created").await;
+        assert_eq!(asked["asked_by"], "herald");
+        let page = asked["url"].as_str().unwrap().strip_prefix(app.base.as_str()).unwrap().to_owned();
+        let authorize = location(&olive.get(&page).await);
+        let back = at_the_provider_with(&app, &olive, &authorize, "olive", &[]).await;
+        location(&olive.http.get(&back).send().await.unwrap());
+    });
+    assert_eq!(outcome(&agent.call(1, "whoami", json!({})).await), "you are olive");
+    // Herald's question is in the history as Herald's, answered by connecting.
+    let history = body(owner_session.get("/api/v1/orgs/acme/elicitations?status=resolved").await).await;
+    let reasons: Vec<(&Value, &Value)> =
+        history["elicitations"].as_array().unwrap().iter().map(|e| (&e["asked_by"], &e["reason"])).collect();
+    assert_eq!(reasons, [(&json!("herald"), &json!("connected")), (&json!("herald"), &json!("declined"))]);
 }
 
 #[tokio::test]

@@ -47,6 +47,7 @@ fn record(app: &TestApp, org_id: Uuid, user_id: Uuid, message: &str, expires_in:
         fingerprint: None,
         policy_flags: None,
         note_dismissed_at: None,
+        asked_by: Default::default(),
         answered_via: None,
         outcome: None,
     }

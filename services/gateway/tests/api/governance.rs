@@ -86,6 +86,7 @@ async fn a_cut_off_ends_what_the_server_is_asking_right_now() {
         fingerprint: None,
         policy_flags: None,
         note_dismissed_at: None,
+        asked_by: Default::default(),
         answered_via: None,
         outcome: None,
     };

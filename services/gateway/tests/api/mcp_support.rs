@@ -186,6 +186,24 @@ impl Agent {
         server: &str,
         capabilities: Value,
     ) -> Self {
+        match Self::try_legacy_declaring_at(base, org, token, server, capabilities).await {
+            Ok(agent) => agent,
+            Err(why) => panic!("initialize failed: {why}"),
+        }
+    }
+
+    /// A 2025-11-25 agent, or the message of the error its `initialize` got.
+    pub async fn try_legacy(app: &TestApp, token: &str, server: &str) -> Result<Self, String> {
+        Self::try_legacy_declaring_at(&app.base, "acme", token, server, json!({})).await
+    }
+
+    async fn try_legacy_declaring_at(
+        base: &str,
+        org: &str,
+        token: &str,
+        server: &str,
+        capabilities: Value,
+    ) -> Result<Self, String> {
         let endpoint = Self::endpoint(base, org, token, server);
         let init = Message::request(
             RequestId::Integer(0),
@@ -197,7 +215,22 @@ impl Agent {
             }))),
         );
         let (reply, head) = endpoint.post(init.to_json(), &PostHeaders::default()).await.unwrap();
-        let Reply::Message(Message::Response { result, .. }) = reply else { panic!("initialize failed") };
+        // At once, or as a stream (Herald asks the person something first).
+        let answer = match reply {
+            Reply::Message(m) => m,
+            Reply::Stream(mut stream) => loop {
+                match stream.next().await.expect("the stream ends with the answer").expect("well-formed") {
+                    Message::Notification { .. } => {}
+                    last => break last,
+                }
+            },
+            Reply::Accepted => panic!("initialize got 202"),
+        };
+        let result = match answer {
+            Message::Response { result, .. } => result,
+            Message::Error { error, .. } => return Err(error.message),
+            other => panic!("initialize got {other:?}"),
+        };
         let result: Value = serde_json::from_str(result.get()).unwrap();
         let version = result["protocolVersion"].as_str().unwrap().to_owned();
         let session = head.session_id.expect("Herald mints a session");
@@ -209,7 +242,7 @@ impl Agent {
         };
         let initialized = Message::notification("notifications/initialized", None);
         agent.endpoint.post(initialized.to_json(), &agent.headers(None, None)).await.unwrap();
-        agent
+        Ok(agent)
     }
 
     /// A 2026-07-28 agent: stateless.
