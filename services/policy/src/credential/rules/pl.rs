@@ -9,6 +9,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pl",
     terms: &[
+        (Password, &["hasło do konta", "hasła do konta", "hasło do logowania", "hasła do logowania", "hasło dostępu", "hasło do banku", "hasło do poczty", "hasło do panelu"]),
         (ApiKey, &["klucz hmac", "klucza hmac", "klucz mac", "klucza mac"]),
         (OneTimeCode, &["karta kodów", "karty kodów", "kartę kodów", "karcie kodów", "kod z karty kodów", "kodu z karty kodów"]),
         (ClientSecret, &["klucz md5", "klucza md5", "drugi klucz md5", "drugiego klucza", "drugi klucz payu"]),
