@@ -1312,6 +1312,13 @@ impl CredentialDetector {
                 if !in_quotes && !guess_literal(value) {
                     continue;
                 }
+                // A number is a count of tokens or keys (`1200 jeton`, `500
+                // tokens`), never a guess at one.
+                if !digits_may_be(m.kind)
+                    && value.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b',')
+                {
+                    continue;
+                }
                 let copula = |o: &&Match| o.kind == Kind::Copula;
                 // Further off, an unquoted value needs a copula right before
                 // it (`la contraseña de tu e.firma del SAT es Mariposa88?`).
@@ -1897,9 +1904,17 @@ fn age_after(norm: &Norm, from: u32) -> bool {
 }
 
 /// Whether only a parenthesis (and spaces, and one short word) stands between
-/// normalised byte `end` (a token's end) and `start` (a token's start).
+/// normalised byte `end` (a token's end) and `start` (a token's start), or
+/// the close of a parenthesis that `end` ends (a gloss: `暗号（ぱすわーど）を`).
 fn parenthesis_between(text: &str, norm: &Norm, end: u32, start: u32) -> bool {
     let between = text.get(orig_end(text, norm, end)..orig_start(text, norm, start)).unwrap_or("").trim();
+    // The term glosses the word before it, in parentheses that close right
+    // before the request (`暗号（ぱすわーど）を入力`, `su clave (contraseña) aquí`).
+    if let Some(after) = between.strip_prefix([')', '）']) {
+        let after = after.trim();
+        return after.chars().count() <= 10
+            && !after.contains(|c: char| c.is_whitespace() || c.is_ascii_punctuation());
+    }
     let Some(inner) = between.strip_prefix(['(', '（']) else { return false };
     let Some(close) = inner.find([')', '）']) else { return false };
     // A particle or a word such as `here` may follow (`）を`, `) buraya`),
@@ -2057,6 +2072,25 @@ fn guess_literal(value: &str) -> bool {
     let digits = value.bytes().filter(u8::is_ascii_digit).count();
     let letters = value.chars().filter(|c| c.is_alphabetic()).count();
     (digits > 0 && letters > 0 && digits + letters + 2 >= n) || (digits == n && n <= 12)
+}
+
+/// Whether a credential of the term kind `kind` may be all digits (a
+/// password or a PIN may; a token, a key or a secret never is).
+fn digits_may_be(kind: Kind) -> bool {
+    !matches!(
+        kind,
+        Kind::Term(
+            Category::ApiKey
+                | Category::AccessToken
+                | Category::ClientSecret
+                | Category::PrivateKey
+                | Category::SessionCookie
+                | Category::Passphrase
+                | Category::RecoveryPhrase
+                | Category::CredentialFile,
+            _
+        )
+    )
 }
 
 /// Whether an option is digits (a PIN digit, a month, a year), possibly

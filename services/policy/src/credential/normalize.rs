@@ -149,8 +149,13 @@ impl Norm {
                     Class::Separator
                 }
                 // A count in parentheses is part of the phrase around it
-                // (`Kurtarma ifadenizi (12 kelime) girin`, `復元フレーズ（12単語）を`).
-                '(' | '（' if counts_soon(&src[off + raw.len_utf8()..]) => {
+                // (`Kurtarma ifadenizi (12 kelime) girin`, `復元フレーズ（12単語）を`),
+                // and so is one word glossing the word before it (`tu clave
+                // (contraseña) aquí`, `暗号（ぱすわーど）を`).
+                '(' | '（'
+                    if counts_soon(&src[off + raw.len_utf8()..])
+                        || glosses_soon(&src[off + raw.len_utf8()..]) =>
+                {
                     st.paren = true;
                     Class::Separator
                 }
@@ -276,6 +281,20 @@ impl Norm {
                 }
                 gaps.push(g);
                 j += 1;
+            }
+            // Korean puts its particle on the last syllable (`비.밀.번.호를`,
+            // `비 밀 번 호를`): a word of Hangul right after three spelled
+            // syllables, with the same separator, ends the spelling.
+            if script == 2 && j - i >= 3 && j < n && bytes[starts[j] - 1] == SPACE {
+                let g = sep(j);
+                let word = &self.text[starts[j]..end_of(j)];
+                if self.tokens[j].phrase == self.tokens[j - 1].phrase
+                    && gaps.iter().all(|h| *h == g)
+                    && word.chars().all(|c| script_of(c) == Script::Hangul)
+                {
+                    gaps.push(g);
+                    j += 1;
+                }
             }
             // The separator that spells the word: the most common one. A
             // wider run of spaces splits words (`M o t   d e   p a s s e`);
@@ -488,7 +507,7 @@ impl Norm {
             if st.leet || st.cyrillic {
                 self.refold(st.token_start);
             }
-            if (7..=11).contains(&(self.text.len() - st.token_start))
+            if (5..=11).contains(&(self.text.len() - st.token_start))
                 && let Some(noun) = typo::nearest(&self.text.as_bytes()[st.token_start..])
             {
                 self.replace_token(st.token_start, noun);
@@ -640,6 +659,17 @@ fn opens_quote(c: char) -> bool {
 fn closes_soon(rest: &str, open: char) -> bool {
     let close = if open == '「' { '」' } else { '』' };
     rest.chars().take(64).take_while(|&c| c != '\n').any(|c| c == close)
+}
+
+/// Whether `rest`, right after an opening parenthesis, is one word of
+/// letters, closed (`contraseña)`, `ぱすわーど）`).
+fn glosses_soon(rest: &str) -> bool {
+    let Some(close) = rest.char_indices().take(24).find(|&(_, c)| c == ')' || c == '）').map(|(i, _)| i)
+    else {
+        return false;
+    };
+    let inner = &rest[..close];
+    !inner.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c == 'ー')
 }
 
 /// Whether `rest`, right after an opening parenthesis, is a number and at
@@ -845,11 +875,21 @@ fn fold_lookalikes(buf: &mut [(char, u32)]) {
 }
 
 /// Leetspeak, except in a trailing run of digits and in a number with a
-/// short ending (`1st`, `4th`, `12e`, `2fa`).
+/// short ending (`1st`, `4th`, `12e`, `2fa`). A single trailing digit is
+/// folded too when the word is leetspeak before it, with at least two
+/// letters and a folded digit (`s3nh4` → `senha`, `c0ntr4s3ñ4`, `ş1fr3`;
+/// not `pin1`, `mp3`, `passw0rd12`).
 fn fold_leet(buf: &mut [(char, u32)]) {
     let mut core = buf.len();
     while core > 0 && buf[core - 1].0.is_ascii_digit() {
         core -= 1;
+    }
+    if core + 1 == buf.len()
+        && is_leet(buf[core].0)
+        && buf[..core].iter().filter(|(c, _)| c.is_alphabetic()).count() >= 2
+        && buf[1..core].iter().any(|(c, _)| c.is_ascii_digit() && is_leet(*c))
+    {
+        core += 1;
     }
     let digits = buf.iter().take_while(|(c, _)| c.is_ascii_digit()).count();
     if digits > 0 && buf.len() - digits <= 3 && buf[digits..].iter().all(|(c, _)| c.is_ascii_alphabetic()) {
@@ -900,6 +940,8 @@ mod tests {
         assert_eq!(norm("P@$$w0rd"), "password");
         assert_eq!(norm("pin1"), "pin1");
         assert_eq!(norm("passw0rd123"), "password123");
+        assert_eq!(norm("s3nh4 c0ntr4s3ñ4 ş1fr3 cl4v3"), "senha contrasena sifre clave");
+        assert_eq!(norm("mp3 h264 covid19 pin1 v2 4dm1n 0800"), "mp3 h264 covid19 pin1 v2 admin 0800");
         assert_eq!(norm("2fa"), "2fa");
         assert_eq!(norm("1st 4th 3rd 4dmin"), "1st 4th 3rd admin");
         assert_eq!(norm("$100"), "$100");
@@ -933,6 +975,9 @@ mod tests {
         assert_eq!(norm("Digite a s-e-n-h-a"), "digite a senha");
         assert_eq!(norm("com o -p e o valor"), "com o p e o valor");
         assert_eq!(norm("비 밀 번 호"), "비밀번호");
+        assert_eq!(norm("비.밀.번.호를 입력"), "비밀번호를 입력");
+        assert_eq!(norm("비 밀 번 호를 입력"), "비밀번호를 입력");
+        assert_eq!(norm("할 수 있는"), "할 수 있는");
         assert_eq!(norm("할 수 있는"), "할 수 있는");
         assert_eq!(norm("密 码"), "密码");
         assert_eq!(norm("p a s w o r d"), "password");
@@ -974,6 +1019,9 @@ mod tests {
         assert_eq!(norm("Le «¿Cómo se llamaba?» x"), "le como se llamaba x");
         assert_eq!(norm("秘密の質問「母親の旧姓は？」の答え"), "秘密の質問 母親の旧姓は の答え");
         assert_eq!(norm("未「完"), "未|完");
+        // One word in parentheses glosses the word before it.
+        assert_eq!(norm("tu clave (contraseña) aquí"), "tu clave contrasena aqui");
+        assert_eq!(norm("la clave (ver abajo) aquí"), "la clave|ver abajo|aqui");
         let mut n = Norm::default();
         n.build("the .env and file.env, ~/.npmrc");
         let dotted: Vec<bool> = n.tokens.iter().map(|t| t.dotted).collect();

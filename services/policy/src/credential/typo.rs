@@ -11,6 +11,13 @@
 //! real words one edit away from a noun (`parole` for `parola`, which is
 //! not corrected at all: it is Italian for "word").
 //!
+//! A few short credential nouns (`senha`, `şifre`, `hasło`, `token`,
+//! `secret`, `passwd`) are corrected for one kind of edit only, two
+//! neighbours swapped (`sehna`, `sfire`, `hsalo`, `tokne`, `secert`): a
+//! swap keeps every letter, and none of their swaps is a word of the 16
+//! languages (`parol`, whose swap `parlo` is Italian, and `clave`, whose
+//! swap `calve` is English, are left out).
+//!
 //! The check runs on every token of letters of a suitable length, after
 //! the rest of the normalisation: nouns are bucketed by length and compared
 //! byte by byte, stopping at the second difference, with no allocation.
@@ -32,15 +39,37 @@ const NOUNS: &[&str] = &[
     "motdepasse", // fr, written as one word
 ];
 
+/// Short credential nouns, corrected only for two neighbours swapped.
+const SHORT_NOUNS: &[&str] = &[
+    "senha",  // pt
+    "sifre",  // tr
+    "haslo",  // pl
+    "token",  // en and others
+    "secret", // en
+    "passwd", // en
+];
+
 /// Real words one edit away from a noun, which are not typos of it.
-const REAL_WORDS: &[&str] =
-    &["passport", "kennwert", "passwords", "passcodes", "kennworte", "kennworts", "passworte", "passworts"];
+const REAL_WORDS: &[&str] = &[
+    "passport",
+    "kennwert",
+    "ipassword",
+    "passwords",
+    "passcodes",
+    "kennworte",
+    "kennworts",
+    "passworte",
+    "passworts",
+];
 
 /// The noun that `word` (lower-case ASCII letters) is a one-edit typo of, if
 /// any; `None` for a noun itself, a noun with an ending, and real words.
 #[inline]
 pub(crate) fn nearest(word: &[u8]) -> Option<&'static str> {
     let n = word.len();
+    if (5..=6).contains(&n) {
+        return swapped(word);
+    }
     // The nouns are 8 to 10 letters long.
     if !(7..=11).contains(&n) {
         return None;
@@ -75,6 +104,22 @@ pub(crate) fn nearest(word: &[u8]) -> Option<&'static str> {
         return None;
     }
     best
+}
+
+/// The short noun that `word` (5 or 6 letters) spells with two neighbours
+/// swapped, if any.
+#[inline]
+fn swapped(word: &[u8]) -> Option<&'static str> {
+    SHORT_NOUNS.iter().copied().find(|noun| {
+        let nb = noun.as_bytes();
+        nb.len() == word.len() && {
+            let i = word.iter().zip(nb).take_while(|(x, y)| x == y).count();
+            i + 1 < nb.len()
+                && word[i] == nb[i + 1]
+                && word[i + 1] == nb[i]
+                && same(&word[i + 2..], &nb[i + 2..])
+        }
+    })
 }
 
 /// Whether byte slices `a` and `b` are equal, without a call to `memcmp`
@@ -132,6 +177,25 @@ mod tests {
         assert_eq!(fix("losenrod"), Some("losenord"));
         assert_eq!(fix("kenwort"), Some("kennwort"));
         assert_eq!(fix("pasphrase"), Some("passphrase"));
+    }
+
+    #[test]
+    fn swaps_in_short_nouns() {
+        assert_eq!(fix("sehna"), Some("senha"));
+        assert_eq!(fix("senah"), Some("senha"));
+        assert_eq!(fix("sfire"), Some("sifre"));
+        assert_eq!(fix("hsalo"), Some("haslo"));
+        assert_eq!(fix("tokne"), Some("token"));
+        assert_eq!(fix("toekn"), Some("token"));
+        assert_eq!(fix("secert"), Some("secret"));
+        assert_eq!(fix("paswsd"), Some("passwd"));
+        // Other edits of short nouns, and the nouns themselves, stay.
+        for w in [
+            "senhas", "senh", "sanha", "tokens", "taken", "toke", "secrets", "sector", "parlo", "calve",
+            "hallo", "token", "senha",
+        ] {
+            assert_eq!(fix(w), None, "{w}");
+        }
     }
 
     #[test]

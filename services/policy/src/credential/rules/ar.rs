@@ -12,6 +12,9 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ar",
     terms: &[
+        (ApiKey, &["مفتاح hmac", "مفتاح mac"]),
+        (Pin, &["el rakam el sery", "el ra2m el sery", "el raqam el sirri", "al raqam al sirri", "el rakam el serri", "el ra2m el serri"]),
+        (Password, &["kalimet el ser", "kalimet el sir", "kelmet el ser", "kelmet el sir", "kalmet el ser", "kalmet el sir", "kalimat el ser", "kalimat el sir", "kalimat al sir", "kalimat al ser", "kelmet elser", "kelmet elsir", "kelmet el sr", "klmt el sr", "klmt el ser", "kalimat al murur", "kalimat almurur", "kalimat el morour", "kelmet el morour", "kelmet el mrour", "kelmt el ser", "el basswerd", "el baswerd"]),
         (Pin, &["الرقم السري لبطاقتك", "الرقم السري للبطاقة"]),
         (Password, &[
             "كلمة المرور", "كلمة مرور", "كلمة السر", "كلمة سر", "رمز المرور", "كلمه المرور", "بيانات الدخول",
@@ -95,7 +98,7 @@ pub(super) const RULES: LangRules = LangRules {
         "المنسية", "المسربة", "منتهية", "المحفوظة", "الضعيفة", "عنوانا", "اسما", "صالحة", "صالح", "سارية",
         "ساري", "كحد ادنى", "كحد اقصى", "بحد ادنى", "بحد اقصى",
     ],
-    cues: &[
+    cues: &["ektb", "ekteb", "2ktb", "ektebly", "ektebli", "2ktbli", "eb3at", "eb3atli", "eb3atly", "ab3atli", "ib3at", "ib3atli", "ab3at", "ib3atly", "da5al", "da5el", "dakhal", "d5l", "2olli", "2oly", "2ouli", 
         "ادخل", "ادخلي", "يرجى ادخال", "ادخال", "اكتب", "الصق", "قدم", "زودنا", "زودني", "شارك", "ارسل",
         "ارسل لنا", "ما هي", "ما هو", "اعطني", "يرجى تقديم", "تقديم", "نحتاج", "نحتاج الى", "اخبرنا",
         "اكتب لنا", "ارسال", "قم بادخال", "الرجاء ادخال", "من فضلك ادخل", "احتاج", "احتاج الى", "اريد",

@@ -11,6 +11,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "de",
     terms: &[
+        (ApiKey, &["mac schlüssel", "hmac schlüssel", "mac key", "hmac key"]),
+        (OneTimeCode, &["tan liste", "itan", "indizierte tan", "tan aus der liste", "tan von ihrer liste"]),
         (Password, &["sicherheitsphrase", "telefonbanking passwort", "telefonbanking kennwort", "kennwort für telefonbanking", "codewort für telefonbanking", "ihr codewort", "dein codewort"]),
         (Pin, &["online banking pin", "banking pin", "*banking pin", "onlinebanking pin"]),
         (ApiKey, &["api schlüssels", "geheimen schlüssels", "zugangsschlüssels", "api keys"]),
@@ -122,7 +124,7 @@ pub(super) const RULES: LangRules = LangRules {
         "eine bezeichnung", "älter als", "jünger als", "gespeichert", "muss", "müssen", "sollte", "sollten",
         "soll", "gültig", "noch gültig", "ungültig",
     ],
-    cues: &[
+    cues: &["reinkopieren", "rein kopieren", "reinkopierst", "rüberkopieren", "reinpasten", 
         "kopier", "kopier mir", "schick mir", "gib mir", "hier rein", "füg hier ein",
         "antworten sie hier mit", "antworten sie mit", "antworte hier mit", "antworte mit",
         "geben sie", "gib", "gebt", "eingeben", "einfügen", "fügen sie", "füge", "tragen sie", "trage",
@@ -148,13 +150,13 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Both,
     cues_follow_terms: true,
     card: &["karte", "*kreditkarte", "karteninhaber", "*bankkarte", "*debitkarte", "*girokarte"],
-    otp: &[
+    otp: &["tan liste", "itan", "tan nr", "tan mit der nummer", 
         "gesendet", "geschickt", "sms", "ziffern", "stellige", "stelligen", "authenticator", "zugesandt",
         "erhalten",
     ],
     address: &["adresse", "anschrift", "lieferung", "straße", "stadt", "wohnort"],
     map: &["standort", "karte anheften", "kartenmarkierung"],
-    carriers: &[
+    carriers: &["ganze datei", "komplette datei", "vollständige datei", "abfrageergebnis", "ergebnis der abfrage", 
         "verbindungszeichenfolge", "*verbindungszeichenfolge", "verbindungsstring", "*verbindungsstring",
         "datenbank url", "datenbank uri", "*datenbankurl", "verbindungs url", "verbindungsurl",
         "konfigurationsdatei", "konfigurationsausschnitt", "curl befehl", "*curlbefehl", "abschnitt", "zeile",
@@ -199,7 +201,7 @@ pub(super) const RULES: LangRules = LangRules {
     credential_dotfiles: &[],
     please: &["bitte"],
     which: &["welcher", "welches", "welchen", "welche"],
-    not_negations: &["ohne es einzugeben", "ohne es einzutippen", "ohne es zu verraten", "ohne es zu nennen", "und nicht im chat", "und nicht in den chat", "nicht per e mail", "nicht per mail", "vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
+    not_negations: &["nicht schwärzen", "nicht maskieren", "nicht bereinigen", "ohne es einzugeben", "ohne es einzutippen", "ohne es zu verraten", "ohne es zu nennen", "und nicht im chat", "und nicht in den chat", "nicht per e mail", "nicht per mail", "vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
     question_cues: &[],
     possessive: &["ihr", "ihre", "ihres", "ihren", "ihrem", "dein", "deine", "deines", "deinen", "deinem"],
     properties: &[
@@ -226,7 +228,7 @@ pub(super) const RULES: LangRules = LangRules {
         "samt header", "mitsamt header", "header inklusive", "mit den schlüsseln", "inklusive schlüssel",
         "samt schlüsseln",
     ],
-    redactions: &[
+    redactions: &["weglassen", "auslassen", "weg lassen", "bitte weglassen", "leer lassen", "freilassen", 
         "im vault", "in den vault", "im tresor", "in den tresor", "im passwortmanager", "in ihrem passwortmanager", "nicht hier", "nicht in dieses formular", "nur die namen", "nur namen", "ohne werte", "ohne die werte", "platzhalter", "sicher aufbewahrt", "sicher gespeichert",
         "geschwärzt", "entfernt", "ausgeblendet", "maskiert", "unkenntlich", "weggelassen", "herausgenommen",
         "ausgeixt",

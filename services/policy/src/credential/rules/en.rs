@@ -10,6 +10,9 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "en",
     terms: &[
+        (Password, &["pass for the router", "pass for the wifi", "pass for the wi fi", "pass for the admin", "pass for the admin page", "pass to the router", "pass to the wifi", "pass to the admin", "pass for your router", "pass for your wifi", "pass for the modem", "pass to the modem"]),
+        (ApiKey, &["mac key", "terminal mac key", "hmac key", "hmac signing key", "hmac secret key", "hmac secret"]),
+        (OneTimeCode, &["tan list", "security grid card", "grid card code", "coordinate card", "code from your grid card", "bank security card code"]),
         (ClientSecret, &["salt key", "merchant salt", "api salt", "md5 key", "second key md5", "second md5 key"]),
         (Password, &["your code word", "code word you set up", "code word you chose", "code word for telephone banking", "code word for phone banking", "telephone banking code word", "phone banking code word", "banking code word", "telephone banking password", "phone banking password", "security phrase", "your security phrase", "memorable phrase"]),
         (Password, &["pswd", "psswd", "passwrd"]),
@@ -49,7 +52,7 @@ pub(super) const RULES: LangRules = LangRules {
             "token", "access token", "bearer token", "auth token", "authentication token",
             "authorization token", "api token", "personal access token", "refresh token", "id token",
             "oauth token", "github token", "gitlab token", "slack token", "bot token", "jwt", "session token",
-            "authorization header", "auth header", "security token", "deploy token", "deployment token",
+            "authorization header", "authorization headers", "auth header", "auth headers", "security token", "deploy token", "deployment token",
             "publish token", "publishing token", "automation token", "upload token", "registry token",
             "runner token", "registration token", "trigger token", "integration token", "private token",
             "app token", "user token", "oauth access token", "bot user oauth token", "ci token",
@@ -167,7 +170,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["answer", "answers", "the answer", "response"]),
     ],
-    blockers: &[
+    blockers: &["heroku config set", "heroku config unset", "doctl config path", "ncloud configure command", "mac key combination", "mac key combo", "mac key shortcut", "mac key shortcuts", "mac key binding", "mac key bindings", "mac key layout", "mac key mapping", "mac key remap", 
         "id rsa pub", "id ed25519 pub", "id ecdsa pub", "id dsa pub", "ssh ed25519", "ssh rsa", "authorized keys", "known hosts",
         "token s id", "token s ids", "tokens id", "key s id", "secret s id",
         "don t forget", "do not forget", "dont forget", "never forget",
@@ -342,7 +345,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nearest store", "store near", "nearby store", "stores near", "near you", "nearby",
     ],
     map: &["map", "maps", "marker", "location", "coordinates", "latitude", "longitude"],
-    carriers: &[
+    carriers: &["result", "the result", "results", "query result", "query results", "query output", "sql output", "whole file", "the whole file", "entire file", "the entire file", "full file", "complete file", "settings py", "django settings", 
         "har file", "har", "har export", "har archive", "har capture",
         "command", "exact command", "full command", "the command",
         "c url", "c url command", "c url request",
@@ -375,7 +378,7 @@ pub(super) const RULES: LangRules = LangRules {
         "that you use", "you use for", "you use to", "did you set", "you chose", "you picked",
         "year in", "year in your", "number in your", "digits in your", "year in their",
     ],
-    own_cues: &[
+    own_cues: &["no need to type", "no need to enter", "no need to write", "you don't need to type", "you do not need to type", "you don't have to type", 
         "without typing it", "without typing it in", "without writing it", "without writing it down", "without telling us", "without revealing it", "without sharing it", "without entering it", "composition of your", "make up of your", "makeup of your", "characters from your", "letters from your", "digits from your", "requested characters", "requested characters of your", "requested characters from your", "how many characters long is the", "how many characters is the",
         "is your", "is this your", "is that your", "are these your", "which of these is", "which one is your",
         "which is your", "one of these", "one of the following", "among these", "from the list",
@@ -458,7 +461,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     please: &["please", "pls", "plz"],
     which: &["which", "which one of the"],
-    not_negations: &["without typing it", "without typing it in", "without writing it", "without writing it down", "without telling us", "without revealing it", "without sharing it", "without entering it", "not in the chat", "not in chat", "not in this chat", "not by email", "not over email", "not in the channel", "don t forget", "do not forget", "dont forget", "never forget", "don t hesitate", "do not hesitate", "not forget", "not to forget", "don t miss", "do not miss", "no later than", "not only", "don t leave out", "do not leave out", "not part of your", "not part of", "is not in your", "isn t in your", "isn t part of", "not one of your"],
+    not_negations: &["don't sanitize", "do not sanitize", "don't sanitise", "do not sanitise", "don't redact", "do not redact", "don't mask", "do not mask", "don't scrub", "do not scrub", "don't strip", "do not strip", "don't censor", "no need to sanitize", "no need to redact", "no need to type", "no need to enter", "no need to write", "you don't need to type", "you do not need to type", "you don't have to type", "without typing it", "without typing it in", "without writing it", "without writing it down", "without telling us", "without revealing it", "without sharing it", "without entering it", "not in the chat", "not in chat", "not in this chat", "not by email", "not over email", "not in the channel", "don t forget", "do not forget", "dont forget", "never forget", "don t hesitate", "do not hesitate", "not forget", "not to forget", "don t miss", "do not miss", "no later than", "not only", "don t leave out", "do not leave out", "not part of your", "not part of", "is not in your", "isn t in your", "isn t part of", "not one of your"],
     question_cues: &["what"],
     possessive: &["your", "your own",
         "ur",
@@ -491,7 +494,7 @@ pub(super) const RULES: LangRules = LangRules {
     answer_cues: &["answer your", "answer the", "answer this", "answer these", "answer one of", "please answer", "respond to", "reply to"],
     public: &["public"],
     need_cues: &["need your", "need a", "needs a", "i need", "we need", "needs your", "need the", "require your", "requires your", "need ur"],
-    inline_only: &[
+    inline_only: &["password hash", "password hashes", "hashed password", "hashed passwords", "password digest", "passwd hash", "pw hash", "with the hashes", "with hashes", "hashes included", "with the p value", "with its p value", "and the p value", "with the p password", "with the password flag", 
         "logged in session", "signed in session", "of the logged in session", "of your session", "of the session", "while logged in", "while signed in",
         "p flag", "with p", "with the p flag", "p and its value", "p and the value", "including p", "including the p flag", "with p and",
         "sdk auth", "with their values", "with the values", "values included", "including values", "including the values", "with values",
@@ -504,7 +507,7 @@ pub(super) const RULES: LangRules = LangRules {
         "password stdin", "password flag", "mongodb srv", "authorization line", "authorization included", "authorization too", "authorization as well",
         "cookies", "with the cookies", "with cookies", "cookies and tokens", "cookies left in", "with the secret values", "secret values included", "with secrets", "secrets included",
     ],
-    redactions: &[
+    redactions: &["leave out", "leave it out", "leave them out", "omit", "omit it", "leave blank", "leave it blank", 
         "placeholder", "placeholders", "a placeholder", "dummy value", "dummy values", "fake value", "fake values", "names only", "no values", "without values", "without the values", "not the values", "only the names", "just the names", "key names only", "not here", "not in this form", "rather than here", "stored safely", "kept safely", "in the vault", "into the vault", "in our vault", "in a password manager",
         "redacted", "removed", "masked", "stripped", "omitted", "blanked out", "scrubbed", "censored",
         "starred out", "x ed out", "obfuscated", "sanitized", "sanitised", "into your", "to your clipboard",
@@ -516,6 +519,6 @@ pub(super) const RULES: LangRules = LangRules {
     tax: &[],
     other_sense: &["licensure", "nursing credentials", "professional credentials", "academic credentials", "teaching credentials", "medical credentials", "clinical credentials", "qualifications", "certifications", "credentialing", "board certification", "accreditation", "sheet music"],
     drops_possessives: false,
-    credential_files: &["copy as c url", "copy as c url bash", "copy as c url cmd", "copy as c url posix", "tfstate", "terraform tfstate", "tfstate file", "terraform state file", "terraform state pull", "kubeconfig", "kube config", "kubeconfig file", "kubectl config view raw", "config view raw", "config view flatten raw", "config view minify raw", "application default credentials", "application default credentials json", "adc json", "gcloud credentials", "aws configure export credentials", "configure export credentials", "export credentials", "aws sts get session token", "get session token", "az account get access token", "account get access token", "gcloud auth print access token", "print access token", "gcloud auth print identity token", "print identity token", "gh auth token", "heroku auth token", "vault pass", "vault pass file", "vault password file", "ansible vault password", "vault pass txt", "docker config json", "netrc", "netrc entry", "npmrc", "pypirc", "pgpass", "git credentials", "aws credentials", "aws credentials file", "copy as curl", "copy as curl bash", "copy as curl cmd", "copy as fetch", "copy as powershell", "id rsa", "id ed25519", "id ecdsa", "id dsa", "ssh private key file", "tomcat users xml"],
-    credential_dotfiles: &["git credentials", "pgpass", "netrc", "npmrc", "pypirc", "s3cfg", "boto", "aws credentials", "dockercfg", "vault pass", "docker config json"],
+    credential_files: &["database yml", "config database yml", "doctl config yaml", "doctl config", "gh hosts yml", "hcloud cli toml", "scw config yaml", "credentials tfrc json", "kaggle json", "clouds yaml", "yandex cloud config yaml", "ngrok yml", "pulumi credentials json", "heroku config", "heroku config get", "copy as c url", "copy as c url bash", "copy as c url cmd", "copy as c url posix", "tfstate", "terraform tfstate", "tfstate file", "terraform state file", "terraform state pull", "kubeconfig", "kube config", "kubeconfig file", "kubectl config view raw", "config view raw", "config view flatten raw", "config view minify raw", "application default credentials", "application default credentials json", "adc json", "gcloud credentials", "aws configure export credentials", "configure export credentials", "export credentials", "aws sts get session token", "get session token", "az account get access token", "account get access token", "gcloud auth print access token", "print access token", "gcloud auth print identity token", "print identity token", "gh auth token", "heroku auth token", "vault pass", "vault pass file", "vault password file", "ansible vault password", "vault pass txt", "docker config json", "netrc", "netrc entry", "npmrc", "pypirc", "pgpass", "git credentials", "aws credentials", "aws credentials file", "copy as curl", "copy as curl bash", "copy as curl cmd", "copy as fetch", "copy as powershell", "id rsa", "id ed25519", "id ecdsa", "id dsa", "ssh private key file", "tomcat users xml"],
+    credential_dotfiles: &["ncloud configure", "ncloud credentials", "databrickscfg", "my cnf", "gem credentials", "cargo credentials", "cargo credentials toml", "htpasswd", "terraformrc", "terraform d credentials tfrc json", "aliyun config json", "tccli default credential", "kaggle kaggle json", "composer auth json", "git credentials", "pgpass", "netrc", "npmrc", "pypirc", "s3cfg", "boto", "aws credentials", "dockercfg", "vault pass", "docker config json"],
 };

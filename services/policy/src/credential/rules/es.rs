@@ -8,6 +8,9 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (ApiKey, &["clave mac", "clave hmac", "llave hmac", "clave secreta hmac"]),
+        (OneTimeCode, &["tarjeta de coordenadas", "coordenadas de tu tarjeta", "coordenadas de su tarjeta", "coordenada de tu tarjeta", "coordenada de su tarjeta", "tarjeta de claves"]),
+        (Password, &["clave ciec", "la ciec", "contraseña ciec", "contraseña del sat", "clave única", "claveúnica"]),
         (Password, &["la contra del", "la contra de la", "la contra de tu", "la contra de mi", "tu contra del", "tu contra de", "frase de seguridad"]),
         (Password, &["contra del wifi", "contra del wi fi", "la contra del wifi", "contra de la red"]),
         (Password, &["primer colegio", "primera escuela", "primera mascota", "nombre de tu primera mascota", "tu primer colegio"]),
@@ -95,7 +98,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["respuesta", "respuestas"]),
     ],
-    blockers: &[
+    blockers: &["clave prod serv", "clave prodserv", "clave producto", "clave de producto o servicio", "clave producto servicio", "clave de unidad", "clave unidad", "clave de unidad de medida", "clave sat de producto", "clave de rastreo", "clave interbancaria", "clave de elector", "clave catastral", "clave de país", "clave del país", "clave de la materia", "clave de materia", "clave del curso", "clave de artículo", "clave del artículo", "clave de almacén", "clave de régimen fiscal", "clave del régimen", "clave de uso cfdi", "clave de forma de pago", "clave de método de pago", 
         "en contra del", "en contra de la", "en contra de", "en contra",
         "palabra clave", "palabras clave", "clave pública", "punto clave", "puntos clave", "clave primaria",
         "clave foránea", "idea clave", "factor clave", "momento clave", "pieza clave", "papel clave",
@@ -182,7 +185,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["dirección", "envío", "entrega", "ciudad", "domicilio", "calle", "localidad"],
     map: &["mapa", "ubicación", "coordenadas"],
-    carriers: &[
+    carriers: &["archivo completo", "el archivo completo", "fichero completo", "archivo entero", "resultado de la consulta", "salida de la consulta", 
         "cadena de conexión", "url de conexión", "uri de conexión", "url de la base de datos",
         "url de base de datos", "archivo de configuración", "comando curl", "configuración", "configuracion",
         "línea", "variable", "bloque", "fragmento", "sección", "trozo", "variables de entorno", "petición",
@@ -240,7 +243,7 @@ pub(super) const RULES: LangRules = LangRules {
         "con los headers incluidos", "headers incluidos", "con los headers", "con todos los headers", "con las cabeceras incluidas", "el de authorization", "authorization también", "con la cabecera authorization", "con el header authorization",
         "con las cookies", "con los valores secretos", "con los secretos",
     ],
-    redactions: &[
+    redactions: &["omite", "omita", "omitir", "déjalo fuera", "déjala fuera", "deja fuera", "déjalo en blanco", "déjala en blanco", 
         "no aquí", "no en este formulario", "en el vault", "en la bóveda", "en tu gestor de contraseñas", "marcador de posición", "marcadores de posición", "solo los nombres", "solo nombres", "sin valores", "sin los valores", "en un lugar seguro", "guardado en un lugar seguro",
         "eliminada", "eliminado", "quitada", "quitado", "borrada", "borrado", "tachada", "tachado",
         "censurada", "enmascarada", "ocultando", "ocultada", "ocultado",
@@ -248,7 +251,7 @@ pub(super) const RULES: LangRules = LangRules {
     qualifiers: &["salida", "salida json", "del comando", "comando", "la salida", "que ejecutaste", "contenido", "contenido del", "contenido de tu", "archivo", "fichero", "completo", "entero"],
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
-    other_sense: &["colegiatura", "enfermería", "títulos", "compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
+    other_sense: &["catálogo del sat", "catálogo sat", "catálogos del sat", "cfdi", "timbrar", "timbrado", "uso cfdi", "régimen fiscal", "clave prod serv", "clave de producto o servicio", "colegiatura", "enfermería", "títulos", "compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
     not_negations: &["sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
     ..LangRules::EMPTY
 };

@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "fr",
     terms: &[
+        (ApiKey, &["clé mac", "clé hmac", "clé secrète hmac", "clé de signature hmac", "clé hmac de signature"]),
+        (OneTimeCode, &["carte de codes", "grille de codes", "carte à grille", "carte de clés personnelles"]),
         (Password, &["phrase de sécurité", "mot code", "code secret bancaire"]),
         (Pin, &["code d accès", "code d'accès", "code d accès à", "code confidentiel"]),
         (Password, &[
@@ -112,7 +114,7 @@ pub(super) const RULES: LangRules = LangRules {
         "renouveler", "nom", "un nom", "un titre", "doit", "doivent", "devra", "valide", "toujours valide",
         "encore valable", "valable", "encore valide",
     ],
-    cues: &[
+    cues: &["colle", "colle ici", "copie colle", "copie ici", 
         "saisissez", "saisir", "saisis", "entrez", "entrer", "indiquez", "indiquer", "fournissez", "fournir",
         "tapez", "taper", "collez", "coller", "renseignez", "renseigner", "communiquez", "communiquer",
         "envoyez", "envoyer", "donnez", "donner", "donnez moi", "partagez", "partager", "quel est votre",
@@ -140,7 +142,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adresse", "livraison", "ville", "rue", "commune"],
     map: &["localisation", "emplacement"],
-    carriers: &[
+    carriers: &["fichier complet", "fichier entier", "le fichier complet", "résultat de la requête", 
         "chaîne de connexion", "url de connexion", "uri de connexion", "url de la base",
         "url de la base de données", "url de base de données", "fichier de configuration", "commande curl",
         "ligne", "variable", "bloc", "extrait", "section", "fragment", "variables d environnement", "requête",
@@ -202,7 +204,7 @@ pub(super) const RULES: LangRules = LangRules {
         "avec l identifiant et le mot de passe", "avec le mot de passe", "mot de passe compris", "mot de passe inclus",
         "avec les cookies", "avec les secrets",
     ],
-    redactions: &[
+    redactions: &["omettez", "omettre", "omets", "laissez de côté", "laisse de côté", "laissez vide", 
         "pas ici", "non ici", "pas dans ce formulaire", "dans le coffre", "dans le vault", "dans votre gestionnaire de mots de passe", "espace réservé", "uniquement les noms", "seulement les noms", "sans les valeurs", "sans valeurs", "en lieu sûr", "conservé en lieu sûr",
         "masqué", "masquée", "masqués", "supprimé", "supprimée", "retiré", "retirée", "caviardé", "caviardée",
         "expurgé", "effacé", "effacée", "occulté", "occultée",

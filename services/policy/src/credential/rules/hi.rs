@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "hi",
     terms: &[
+        (ApiKey, &["gupt kunji", "guptkunji"]),
+        (Password, &["gupt shabd", "guptshabd", "gupt shabdh", "koot shabd", "kootshabd", "kut shabd", "kutshabd", "gupt pin"]),
         (Password, &["paasvard", "pasvard", "paasvaard", "paswad"]),
         (Password, &[
             "पासवर्ड", "कूटशब्द", "गुप्त शब्द", "लॉगिन विवरण", "क्रेडेंशियल", "लॉगिन क्रेडेंशियल",
@@ -82,7 +84,7 @@ pub(super) const RULES: LangRules = LangRules {
         "को नाम", "को एक नाम", "वैध", "मान्य", "आईडी",
         "kaise", "कैसे", "kaise banate", "कैसे बनाते", "कैसे बनाएं",
     ],
-    cues: &[
+    cues: &["daaliye", "daalein", "daalen", "daalo", "daliye", "dalo", "dalein", "batao", "bataiye", "bataen", "bataye", "likhiye", "likho", "likhen", "dijiye", "de dijiye", "enter kariye", "enter karein", "enter karen", "enter karo", "enter kare", "share kariye", "share karein", "share karo", "bhejiye", "bhej do", "bhejein", "type karein", "type kariye", "type karo", 
         "भेजो", "भेज दो", "भेज दीजिए", "भेजना",
         "दर्ज करें", "दर्ज कीजिए", "दर्ज करो", "डालें", "डालिए", "डालो", "लिखें", "लिखिए", "बताएं", "बताइए",
         "बताओ", "प्रदान करें", "भेजें", "भेजिए", "साझा करें", "पेस्ट करें", "टाइप करें", "क्या है", "दें",

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "it",
     terms: &[
+        (ApiKey, &["chiave mac", "chiave segreta mac", "chiave hmac", "chiave di firma hmac", "chiave segreta hmac"]),
         (Password, &["frase di sicurezza"]),
         (Password, &["pass del wifi", "pass del wi fi", "la pass del wifi", "pass della rete"]),
         (Password, &[
@@ -127,7 +128,7 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["chiavetta", "chiavetta della banca", "token della banca", "generato dalla", "inviato", "ricevuto", "sms", "cifre", "autenticatore", "verifica", "messaggio"],
     address: &["indirizzo", "spedizione", "consegna", "città", "via", "comune"],
     map: &["mappa", "posizione"],
-    carriers: &[
+    carriers: &["file completo", "intero file", "file intero", "risultato della query", 
         "stringa di connessione", "url di connessione", "url del database", "uri del database",
         "file di configurazione", "comando curl", "richiesta curl", "configurazione", "riga", "variabile",
         "blocco", "sezione", "estratto", "variabili d ambiente", "variabili di ambiente", "richiesta",
@@ -175,7 +176,7 @@ pub(super) const RULES: LangRules = LangRules {
         "con tutte le intestazioni", "con le intestazioni", "con gli header", "con tutti gli header",
         "intestazioni incluse", "header inclusi", "con le chiavi", "chiavi incluse",
     ],
-    redactions: &[
+    redactions: &["ometti", "omettete", "omettere", "ometta", "tralascia", "tralasciate", "lascia fuori", "lascia vuoto", 
         "non qui", "non in questo modulo", "nel vault", "nella cassaforte", "nel tuo gestore di password", "segnaposto", "solo i nomi", "senza valori", "senza i valori", "in un luogo sicuro", "al sicuro",
         "rimossa", "rimosso", "oscurata", "oscurato", "mascherata", "mascherato", "cancellata", "cancellato",
         "omessa", "omesso", "offuscata", "offuscato",

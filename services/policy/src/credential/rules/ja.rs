@@ -9,6 +9,10 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ja",
     terms: &[
+        (ApiKey, &["hmacキー", "macキー", "hmac鍵", "hmacの鍵"]),
+        (OneTimeCode, &["乱数表", "乱数カード"]),
+        (Pin, &["あんしょうばんごう", "あんしょう番号"]),
+        (Password, &["ぱすわーど", "ぱすわど", "ぱすわあど", "ぱすこーど", "あいことば"]),
         (Pin, &["暗証"]),
         (Password, &["パスワ", "wikiのパス", "アカウントのパス", "メールのパス", "ログインのパス", "管理画面のパス", "ルーターのパス", "社内システムのパス"]),
         (Password, &["wi fiのパス", "wifiのパス", "ワイファイのパス", "wi fi のパス"]),
@@ -50,7 +54,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardExpiry, Sense::NeedsCard, &["有効期限"]),
         (Password, Sense::NeedsQuestion, &["答え", "回答"]),
     ],
-    blockers: &[
+    blockers: &["macキーボード", "macのキーボード", 
         "郵便番号", "クーポンコード", "割引コード", "プロモーションコード", "qrコード", "qr コード", "ソースコード", "国番号", "エラーコード", "商品コード",
         "招待コード", "予約コード", "ドレスコード", "カラーコード", "文字コード", "ギフトカード", "ポイントカード", "トランプ", "カードゲーム", "simカード",
         "sim カード", "グラフィックカード", "メモリーカード", "sdカード", "名刺", "会員カード", "trelloのカード", "trello カード", "trelloカード",

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "nl",
     terms: &[
+        (ApiKey, &["hmac sleutel", "mac sleutel"]),
         (Password, &["beveiligingszin", "veiligheidszin"]),
         (Password, &["wachtw", "ww"]),
         (OneTimeCode, &["*signeercode", "*ondertekencode", "*responscode", "*inlogcode", "*e.identificatiecode"]),
@@ -155,7 +156,7 @@ pub(super) const RULES: LangRules = LangRules {
         "met alle headers", "inclusief headers", "met headers", "inclusief de headers", "met de sleutels",
         "inclusief sleutels",
     ],
-    redactions: &[
+    redactions: &["weglaten", "laat weg", "laat leeg", "laat het weg", "laat hem weg", 
         "niet hier", "niet in dit formulier", "in de kluis", "in de vault", "in je wachtwoordmanager", "tijdelijke aanduiding", "alleen de namen", "alleen namen", "zonder waarden", "op een veilige plek", "veilig bewaard",
         "verwijderd", "weggelaten", "gemaskeerd", "onleesbaar gemaakt", "zwartgemaakt", "weggehaald",
     ],

@@ -9,13 +9,16 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pl",
     terms: &[
+        (Password, &["hasło do konta", "hasła do konta", "hasło do logowania", "hasła do logowania", "hasło dostępu", "hasło do banku", "hasło do poczty", "hasło do panelu"]),
+        (ApiKey, &["klucz hmac", "klucza hmac", "klucz mac", "klucza mac"]),
+        (OneTimeCode, &["karta kodów", "karty kodów", "kartę kodów", "karcie kodów", "kod z karty kodów", "kodu z karty kodów"]),
         (ClientSecret, &["klucz md5", "klucza md5", "drugi klucz md5", "drugiego klucza", "drugi klucz payu"]),
         (RecoveryPhrase, &["fraza odzyskiwania", "frazy odzyskiwania", "frazę odzyskiwania", "frazie odzyskiwania", "fraza seed", "frazy seed"]),
         (ClientSecret, &["klucz crc", "klucz do raportów"]),
         (Password, &[
-            "hasło", "hasła", "hasłem", "haśle", "haseł", "dane logowania", "danych logowania",
+            "dane logowania", "danych logowania",
             "nazwisko panieńskie matki", "nazwisko panieńskie twojej matki", "nazwisko panieńskie pana matki",
-            "odpowiedź na pytanie bezpieczeństwa", "odpowiedź zabezpieczająca", "hasłami", "hasłach", "hasłom",
+            "odpowiedź na pytanie bezpieczeństwa", "odpowiedź zabezpieczająca",
             "pierwsze zwierzę", "pierwszego zwierzęcia", "pierwsza szkoła",
             "najlepszy przyjaciel z dzieciństwa", "klucz do wi fi", "klucz wifi", "klucz do wifi",
             "klucz wi fi", "klucz sieci", "hasło maskowane", "hasła maskowanego", "znak hasła", "znaki hasła",
@@ -74,6 +77,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["twój pierwszy nauczyciel", "pierwszy nauczyciel", "pierwsza nauczycielka", "twój pierwszy samochód", "pierwszy samochód", "twój pierwszy szef"]),
     ],
     conditional: &[
+        (Password, Sense::UnlessOtherField, &["hasło", "hasła", "hasłem", "haśle", "haseł", "hasłami", "hasłach", "hasłom"]),
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodem"]),
         (CardSecurityCode, Sense::CardOrOtp, &["kod bezpieczeństwa", "kodu bezpieczeństwa"]),
         (CardExpiry, Sense::NeedsCard, &[
@@ -81,7 +85,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["odpowiedź", "odpowiedzi", "odpowiedzią"]),
     ],
-    blockers: &[
+    blockers: &["hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "hasło krzyżówki", "hasła krzyżówki", "hasło z krzyżówki", "haslo krzyzowki", "hasło dnia", 
         "kod pocztowy", "kodu pocztowego", "kod rabatowy", "kodu rabatowego", "kod promocyjny",
         "kodu promocyjnego", "kod źródłowy", "kodu źródłowego", "kod kreskowy", "kod qr", "kod kraju",
         "kod kupon", "kod zniżkowy", "kod polecający", "kod zaproszenia", "kod błędu", "kod produktu",
@@ -197,7 +201,7 @@ pub(super) const RULES: LangRules = LangRules {
         "z kluczami", "łącznie z kluczami", "razem z kluczami", "z nagłówkami", "ze wszystkimi nagłówkami",
         "łącznie z nagłówkami",
     ],
-    redactions: &[
+    redactions: &["pomiń", "pominąć", "pomińcie", "zostaw puste", "zostawcie puste", 
         "nie tutaj", "nie tu", "nie w tym formularzu", "w sejfie", "w vaultcie", "w menedżerze haseł", "symbol zastępczy", "tylko nazwy", "bez wartości", "w bezpiecznym miejscu", "bezpiecznie zapisane",
         "usunięte", "usuniętym", "usuniętą", "usunięty", "zamaskowane", "zamaskowanym", "zamaskowaną",
         "ukryte", "ukrytym", "zakryte", "zakrytym", "wykropkowane",
@@ -206,5 +210,6 @@ pub(super) const RULES: LangRules = LangRules {
     qualifiers: &["przelewy24", "p24", "payu", "tpay", "blik", "allegro", "inpost", "raportów", "do raportów", "zawartość", "zawartość pliku", "plik", "cały", "całą", "całe"],
     tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],
     not_negations: &["bez wpisywania", "bez podawania go", "bez wpisywania go", "nie na czacie", "nie w czacie", "nie mailem", "nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
+    other_sense: &["krzyżówka", "krzyżówki", "krzyżówkę", "krzyżówce", "krzyżówek", "krzyżówkowe", "rozwiązanie krzyżówki", "hasło krzyżówki", "hasło z krzyżówki", "hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "slogan", "sloganu", "slogany", "rebus", "rebusu", "zagadka", "zagadki", "łamigłówka", "łamigłówki"],
     ..LangRules::EMPTY
 };

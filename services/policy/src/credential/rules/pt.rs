@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pt",
     terms: &[
+        (ApiKey, &["chave mac", "chave hmac", "chave secreta hmac"]),
+        (OneTimeCode, &["cartão de chaves", "cartão chave de segurança", "cartão de chaves de segurança", "tabela de senhas", "cartão de senhas", "cartão de coordenadas"]),
         (Password, &["frase de segurança", "frase secreta"]),
         (ApiKey, &["chave da conta de serviço", "json da conta de serviço", "ficheiro json da conta de serviço", "arquivo json da conta de serviço", "credenciais da conta de serviço"]),
         (Passphrase, &["frase passe", "frase-passe", "frase palavra passe"]),
@@ -148,7 +150,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["endereço", "entrega", "cidade", "rua", "bairro", "cep"],
     map: &["mapa", "localização"],
-    carriers: &[
+    carriers: &["arquivo completo", "arquivo inteiro", "ficheiro completo", "resultado da consulta", 
         "string de conexão", "cadeia de conexão", "url de conexão", "url do banco", "url do banco de dados",
         "arquivo de configuração", "comando curl", "configuração", "linha", "variável", "trecho", "bloco",
         "seção", "variáveis de ambiente", "requisição", "request", "chamada da api", "chamada",
@@ -211,7 +213,7 @@ pub(super) const RULES: LangRules = LangRules {
         "password incluído", "senha incluída", "com a senha", "senha inclusa", "com os headers incluídos", "headers incluídos",
         "com os cookies", "com o cabeçalho cookie", "com os segredos",
     ],
-    redactions: &[
+    redactions: &["omita", "omitir", "omite", "deixe de fora", "deixa de fora", "deixe em branco", 
         "não aqui", "não neste formulário", "no cofre", "no vault", "no seu gerenciador de senhas", "espaço reservado", "só os nomes", "apenas os nomes", "sem valores", "sem os valores", "em local seguro", "em um lugar seguro",
         "removida", "removido", "ocultada", "ocultado", "mascarada", "mascarado", "apagada", "apagado",
         "tarjada", "tarjado", "omitida", "omitido",

@@ -9,6 +9,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ru",
     terms: &[
+        (ApiKey, &["ключ hmac", "hmac ключ", "mac ключ", "ключ mac"]),
+        (OneTimeCode, &["карта кодов", "карты кодов", "карту кодов", "кодовая карта", "кодовой карты", "кодовую карту"]),
         (Password, &["пасс от", "пассворд", "пасворд", "пароль от вайфая"]),
         (Password, &["parol", "parolya", "parolyu", "parolem", "parol ot", "kodovoe slovo", "kodovogo slova", "кодовое слово", "кодового слова", "кодовым словом", "секретное слово"]),
         (Password, &[

@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "sv",
     terms: &[
+        (ApiKey, &["hmac nyckel", "hmac nyckeln", "mac nyckel", "mac nyckeln"]),
+        (OneTimeCode, &["kodkort", "kodkortet", "koden från kodkortet"]),
         (Password, &["säkerhetsfras"]),
         (OneTimeCode, &["koden i din säkerhetsdosa", "kod från dosan", "koden från dosan", "koden från säkerhetsdosan", "engångskod från dosan"]),
         (OneTimeCode, &["*bankdosakoden", "*bankdosekoden", "*signeringskoden"]),
@@ -180,7 +182,7 @@ pub(super) const RULES: LangRules = LangRules {
         "med alla headers", "inklusive headers", "med headers", "med lösenordet", "inklusive lösenordet",
         "med nycklarna", "inklusive nycklarna", "lösenord och allt",
     ],
-    redactions: &["inte här", "inte i det här formuläret", "i valvet", "i vaulten", "i lösenordshanteraren", "platshållare", "bara namnen", "endast namnen", "utan värden", "på ett säkert ställe", "säkert förvarade", "borttaget", "borttagen", "maskerat", "maskerad", "dolt", "dold", "överstruket", "censurerat"],
+    redactions: &["utelämna", "utelämnas", "utelämnat", "lämna tomt", "lämna det tomt", "inte här", "inte i det här formuläret", "i valvet", "i vaulten", "i lösenordshanteraren", "platshållare", "bara namnen", "endast namnen", "utan värden", "på ett säkert ställe", "säkert förvarade", "borttaget", "borttagen", "maskerat", "maskerad", "dolt", "dold", "överstruket", "censurerat"],
     qualifiers: &[
         "bankid", "mobilt bankid", "swish", "klarna", "nordea", "swedbank", "handelsbanken", "seb",
         "skatteverket", "1177", "freja", "freja eid",

@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "tr",
     terms: &[
+        (ApiKey, &["hmac anahtar*", "mac anahtar*"]),
         (Password, &["güvenlik cümlesi"]),
         (RecoveryPhrase, &["12 kelime", "24 kelime", "12 kelimeyi", "24 kelimeyi"]),
         (RecoveryPhrase, &["kurtarma ifade*", "kurtarma ifadenizi", "kurtarma cümle*", "gizli kurtarma ifade*"]),
@@ -102,7 +103,7 @@ pub(super) const RULES: LangRules = LangRules {
         "atar mısın", "atar mısınız", "atabilir misin", "atabilir misiniz", "yollar mısın", "yollasana", "atsana", "gönderebilir misin",
         "girer misin", "girer misiniz", "girebilir misin", "girebilir misiniz",
     ],
-    near_cues: &["onaylayın", "seçin", "belirleyin", "gerekli", "zorunlu", "seçiniz", "seç", "işaretleyin"],
+    near_cues: &["doğrulayın", "doğrulayınız", "doğrula", "teyit edin", "onaylayın", "seçin", "belirleyin", "gerekli", "zorunlu", "seçiniz", "seç", "işaretleyin"],
     negations: &[
         "asla", "paylaşmayın", "girmeyin", "vermeyin", "söylemeyin", "göndermeyin", "yazmayın", "değil",
         "gerekmez", "istemeyiz", "istemez", "sormayız", "sormaz", "olmadan", "kimseyle", "paylaşmayınız",

@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "zh",
     terms: &[
+        (ApiKey, &["hmac 密钥", "mac 密钥", "hmac密钥"]),
+        (OneTimeCode, &["密保卡", "口令卡", "矩阵卡", "电子银行口令卡"]),
         (Password, &["mima", "mi ma", "kouling", "kou ling"]),
         (Password, &["settings xml", "server 节点"]),
         (Password, &[
