@@ -23,15 +23,13 @@ use serde::Deserialize;
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
 const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
-/// The held-out set's figures as first measured (held-out set 7, 400
-/// requests, written blind while the rules were being tuned on set 6):
+/// The held-out set's figures as first measured (held-out set 8, 400
+/// requests, written blind while the rules were being tuned on set 7):
 /// asks caught at least, false alarms at most. The goal, recall 0.98 and a
 /// false-positive rate of 0.01 (196/200 and 2/200 here), is not met; this
 /// keeps the detector from getting worse on requests it was never tuned on.
-/// Round 7 tuned on set 7, which joined the tuning corpus; the held-out file
-/// keeps a copy of it (met trivially) until blind set 8 replaces it.
-const HELD_OUT_CAUGHT_AT_LEAST: usize = 178;
-const HELD_OUT_ALARMS_AT_MOST: usize = 6;
+const HELD_OUT_CAUGHT_AT_LEAST: usize = 185;
+const HELD_OUT_ALARMS_AT_MOST: usize = 3;
 /// On the tuning corpus every entry is right: any miss or false alarm is a regression.
 const MIN_RECALL: f64 = 1.0;
 const MAX_FPR: f64 = 0.0;
