@@ -531,7 +531,7 @@ function renderUrl(record, respond, meaningId) {
 function renderConnect(record, notNow, meaningId) {
   const status = el("p", { class: "muted", role: "status" });
   return el("div", {},
-    el("p", {}, `Herald's connect page sends you to ${record.server.name}'s sign-in and brings you back. Nothing you type there passes through the agent.`),
+    el("p", {}, `Herald's connect page sends you to the sign-in page of ${record.server.name} and brings you back. Nothing you type there passes through the agent.`),
     el("div", { class: "actions" },
       el("button", { type: "button", onclick: () => {
         // Same origin, Herald's own page: it ends this question when the connection is made.

@@ -60,7 +60,7 @@ export default async function render(root) {
         el("div", { class: "muted small" }, c.expires_at
           ? [c.renewable ? "Renewed automatically; the current access ends " : "Ends ", time(c.expires_at)]
           : "No end date given")]
-      : [el("div", { class: "muted small" }, "Not connected: your agents' calls to it are refused until you connect.")];
+      : [el("div", { class: "muted small" }, "Not connected: a call by your agents to it waits while Herald asks you, in your inbox, to connect.")];
     return el("li", { class: `row${target === wanted ? " wanted" : ""}`, "data-target": target },
       el("div", { class: "row-main" }, el("strong", {}, c.server_name), " ", el("span", { class: "muted" }, `(${target})`),
         c.connected ? el("span", { class: "badge accept" }, "Connected") : el("span", { class: "badge" }, "Not connected"), ...facts),

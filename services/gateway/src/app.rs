@@ -86,7 +86,10 @@ impl AppState {
             Forget::CachedMember { org_id, user_id, left: true } => hub.close_where(|user, scope| {
                 user == user_id && matches!(scope, Scope::Token { org_id: o, .. } if *o == org_id)
             }),
-            Forget::CachedMember { .. } | Forget::CachedServer { .. } | Forget::CachedPolicy { .. } => {}
+            Forget::CachedMember { .. }
+            | Forget::CachedServer { .. }
+            | Forget::CachedPolicy { .. }
+            | Forget::CachedConnection { .. } => {}
         }
     }
 

@@ -75,6 +75,15 @@ pub enum Forget {
     },
     /// The org's policy was replaced.
     CachedPolicy { org_id: Uuid },
+    /// A person's connection to a server that acts as each person was made, renewed, refused or
+    /// ended.
+    CachedConnection {
+        server_id: Uuid,
+        user_id: Uuid,
+        /// It ended (disconnected, or its refresh refused): links made with its token go too.
+        #[serde(default)]
+        ended: bool,
+    },
     /// A dashboard sign-in ended (sign-out): its sockets close.
     SessionEnded { user_id: Uuid, session_id: Uuid },
     /// Every dashboard sign-in of a person ended (a password change): their sockets close.

@@ -46,7 +46,14 @@ pub enum TransportError {
     #[error("the server no longer knows this session")]
     SessionExpired,
     #[error("the server answered HTTP {status}{}", error.as_ref().map(|e| format!(": {} ({})", e.message, e.code)).unwrap_or_default())]
-    Status { status: u16, error: Option<ErrorObject>, body: String },
+    Status {
+        status: u16,
+        error: Option<ErrorObject>,
+        body: String,
+        /// The reply's `WWW-Authenticate` header (a 401 or 403's challenge: what the server wants
+        /// to be authorized), at most `MAX_CHALLENGE` bytes of it.
+        challenge: Option<String>,
+    },
     #[error("the server broke the protocol: {0}")]
     Protocol(String),
     #[error("the connection to the server was lost: {0}")]
@@ -56,7 +63,7 @@ pub enum TransportError {
 impl TransportError {
     fn mentions_session(&self) -> bool {
         match self {
-            TransportError::Status { status: 400 | 404, error, body } => {
+            TransportError::Status { status: 400 | 404, error, body, .. } => {
                 let text = error.as_ref().map_or(body.as_str(), |e| e.message.as_str());
                 text.to_ascii_lowercase().contains("session")
             }
@@ -199,6 +206,11 @@ impl Endpoint {
 
     pub fn url(&self) -> &reqwest::Url {
         &self.url
+    }
+
+    /// A header every request carries (e.g. the `Authorization` the caller set).
+    pub fn header(&self, name: &reqwest::header::HeaderName) -> Option<&reqwest::header::HeaderValue> {
+        self.headers.get(name)
     }
 
     /// POSTs one JSON-RPC message.
@@ -403,10 +415,19 @@ async fn read_limited(response: reqwest::Response) -> Result<Vec<u8>, TransportE
     Ok(body)
 }
 
+/// The longest `WWW-Authenticate` header kept with an error (a longer one is dropped).
+pub const MAX_CHALLENGE: usize = 2048;
+
 /// The error an unsuccessful reply stands for; its body is read as far as
 /// [`MAX_ERROR_BODY`], for at most `limit`.
 async fn status_error(response: reqwest::Response, limit: Duration) -> TransportError {
     let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| v.len() <= MAX_CHALLENGE)
+        .map(str::to_owned);
     let mut body = Vec::new();
     let mut chunks = response.bytes_stream();
     let read = async {
@@ -424,7 +445,7 @@ async fn status_error(response: reqwest::Response, limit: Duration) -> Transport
         Ok(Message::Error { error, .. }) => Some(error),
         _ => None,
     };
-    TransportError::Status { status, error, body: String::from_utf8_lossy(&body).into_owned() }
+    TransportError::Status { status, error, body: String::from_utf8_lossy(&body).into_owned(), challenge }
 }
 
 /// The JSON-RPC messages of an SSE response, in order. Events without data

@@ -116,7 +116,8 @@ async fn begin(
         None => resource.scopes_supported.clone(),
     };
     if let Some(existing) = state.store.connection(server.id, caller.user.id).await? {
-        for granted in existing.scopes.split_whitespace() {
+        // What the server asked for since (a step-up), and what the person granted before.
+        for granted in existing.wanted_scopes.split_whitespace().chain(existing.scopes.split_whitespace()) {
             if !scopes.iter().any(|s| s == granted) {
                 scopes.push(granted.to_owned());
             }
@@ -263,11 +264,13 @@ async fn finish(
         expires_at: tokens.expires_at,
         connected_at: now,
         refreshed_at: now,
+        wanted_scopes: String::new(),
     };
     connection.access_token_sealed = ua::seal_access(&state.keys, &connection, &tokens.access_token);
     connection.refresh_token_sealed =
         tokens.refresh_token.as_deref().map(|t| ua::seal_refresh(&state.keys, &connection, t));
     state.store.put_connection(&connection).await.map_err(|e| fail(e.into()))?;
+    ua::changed(state, server.id, attempt.user_id, false).await;
     audit::record(
         state.store.as_ref(),
         attempt.org_id,

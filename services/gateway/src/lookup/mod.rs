@@ -99,6 +99,21 @@ impl Lookups {
     }
 
     /// Whether `user_id` is (still) a member of the org.
+    /// A person's connection to a server that acts as each person: every replica drops its
+    /// entry when the connection is made, renewed, refused or ended (`Forget::CachedConnection`).
+    pub async fn connection(
+        &self,
+        server_id: Uuid,
+        user_id: Uuid,
+    ) -> Result<Option<Arc<crate::storage::connections::Connection>>, StoreError> {
+        if let Some(cached) = self.caches.connection(server_id, user_id) {
+            return Ok(cached);
+        }
+        let found = self.store.connection(server_id, user_id).await?.map(Arc::new);
+        self.caches.put_connection(server_id, user_id, found.clone());
+        Ok(found)
+    }
+
     pub async fn is_member(&self, org_id: Uuid, org_slug: &str, user_id: Uuid) -> Result<bool, StoreError> {
         if let Some(known) = self.caches.is_member(org_id, user_id) {
             return Ok(known);

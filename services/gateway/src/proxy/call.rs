@@ -75,31 +75,49 @@ pub struct Request {
     pub agent: AgentEra,
 }
 
-/// Runs the call; the final message (if the agent is still there) is the last thing sent down.
+/// How a call ended.
+pub enum Finished {
+    /// Its last message has been sent down (or the agent is gone).
+    Sent,
+    /// A server that acts as each person refused the person's token on the request itself,
+    /// before doing anything (`401`, `403 insufficient_scope`): nothing was sent down of it,
+    /// and it may be made again with a renewed token. `last` is what the agent gets otherwise.
+    TokenRefused { refused: crate::upstream_auth::TokenRefused, last: Message },
+}
+
+/// Runs the call; the final message (if the agent is still there) is the last thing sent down,
+/// except where `retry` allows a request the server refused for the person's token to end as
+/// `Finished::TokenRefused`, for the caller to make again.
 pub async fn run(
-    ctx: CallContext,
+    ctx: &CallContext,
     link: std::sync::Arc<Link>,
-    request: Request,
-    down: mpsc::Sender<Down>,
-    cancel: CancellationToken,
-) {
+    request: &Request,
+    down: &mpsc::Sender<Down>,
+    cancel: &CancellationToken,
+    retry: bool,
+) -> Finished {
     let call = ctx.call.clone();
     crate::telemetry::mcp::relay(call.clone(), async move {
         let upstream = link.generation();
         let mut relay = Relay {
-            ctx: &ctx,
-            down,
-            cancel,
+            ctx,
+            down: down.clone(),
+            cancel: cancel.clone(),
             progress: 0.0,
             upstream,
-            request: &request,
+            request,
             agent_id: request.id.clone(),
             progress_token: ctx.progress_token.clone(),
+            refused: None,
+            retryable: retry,
         };
         let last = match link.as_ref() {
-            Link::Legacy(l) => relay.legacy(l, &request).await,
-            Link::Modern(m) => relay.modern(m, &request).await,
+            Link::Legacy(l) => relay.legacy(l, request).await,
+            Link::Modern(m) => relay.modern(m, request).await,
         };
+        if let (Some(refused), Some(last)) = (relay.refused.take(), &last) {
+            return Finished::TokenRefused { refused, last: last.clone() };
+        }
         let last = last.and_then(|m| era::to_agent(m, &request.agent, upstream, &request.method));
         // Counted before the agent can see the answer.
         match (&call, &last) {
@@ -110,6 +128,7 @@ pub async fn run(
         if let Some(message) = last {
             let _ = relay.down.send(Down::Message(message)).await;
         }
+        Finished::Sent
     })
     .await
 }
@@ -128,6 +147,11 @@ struct Relay<'a> {
     /// The id the agent's answer carries: its request's, or its retry's.
     agent_id: RequestId,
     progress_token: Option<Value>,
+    /// Set when the server refused the person's token on the request, while `retryable`.
+    refused: Option<crate::upstream_auth::TokenRefused>,
+    /// Whether a refused token may still end the call for a retry: nothing has been asked
+    /// or relayed on it yet.
+    retryable: bool,
 }
 
 /// The agent has gone or cancelled.
@@ -180,6 +204,14 @@ impl Relay<'_> {
         }
     }
 
+    /// The request itself failed: a refused token is noted (while the call may be retried).
+    fn request_failed(&mut self, e: &TransportError) -> Message {
+        if self.retryable {
+            self.refused = crate::upstream_auth::TokenRefused::of(&self.ctx.server, e);
+        }
+        self.upstream_error(e)
+    }
+
     fn upstream_error(&self, e: &TransportError) -> Message {
         tracing::warn!(server = %self.ctx.server.slug, error = %e, "upstream request failed");
         failure(
@@ -211,6 +243,8 @@ impl Relay<'_> {
         if required.is_empty() {
             return Some(first);
         }
+        // The person is asked: the call is no longer one to make again from the start.
+        self.retryable = false;
         let mut waiting = FuturesUnordered::new();
         let mut open = Vec::new();
         let origin = self.ctx.origin();
@@ -266,7 +300,7 @@ impl Relay<'_> {
             () = self.gone() => return None,
         };
         match reply {
-            Err(e) => Some(self.upstream_error(&e)),
+            Err(e) => Some(self.request_failed(&e)),
             Ok(Reply::Message(m)) => Some(self.legacy_answer(m)),
             Ok(Reply::Accepted) => {
                 Some(failure(&self.agent_id, "the upstream server accepted the request but sent no response"))
@@ -586,7 +620,7 @@ impl Relay<'_> {
                 () = self.gone() => return None,
             };
             let last = match reply {
-                Err(e) => return Some(self.upstream_error(&e)),
+                Err(e) => return Some(self.request_failed(&e)),
                 Ok(Reply::Message(m)) => m,
                 Ok(Reply::Accepted) => {
                     return Some(failure(&self.agent_id, "the upstream server sent no response"));
@@ -616,6 +650,7 @@ impl Relay<'_> {
                     ),
                 ));
             }
+            self.retryable = false;
             let responses = match self.gather(request, &fields).await {
                 Ok(Some(responses)) => responses,
                 Ok(None) => return None,

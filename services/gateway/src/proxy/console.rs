@@ -77,7 +77,7 @@ pub async fn request(
     let cancel = CancellationToken::new();
     // Cancelled when this future is dropped, so the relay ends its questions.
     let _cancel_on_drop = cancel.clone().drop_guard();
-    tokio::spawn(call::run(ctx, link, request, tx, cancel));
+    tokio::spawn(async move { call::run(&ctx, link, &request, &tx, &cancel, false).await });
     let wait = async {
         while let Some(item) = rx.recv().await {
             match item {

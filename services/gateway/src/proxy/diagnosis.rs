@@ -123,7 +123,12 @@ mod tests {
             (TransportError::Connect("Connection refused (os error 111)".into()), "connect"),
             (TransportError::Timeout(Duration::from_secs(30)), "timeout"),
             (
-                TransportError::Status { status: 502, error: None, body: "nginx 1.2.3 at 10.0.0.4".into() },
+                TransportError::Status {
+                    status: 502,
+                    error: None,
+                    body: "nginx 1.2.3 at 10.0.0.4".into(),
+                    challenge: None,
+                },
                 "http_status",
             ),
             (TransportError::Protocol("a reply must be application/json, not text/html".into()), "not_mcp"),
@@ -140,6 +145,7 @@ mod tests {
             status: 307,
             error: None,
             body: String::new(),
+            challenge: None,
         });
         assert!(redirect.message.contains("redirect (HTTP 307)"), "{}", redirect.message);
     }

@@ -298,6 +298,16 @@ impl Proxy {
                 self.take_shared(|_, link| link.org_id == *org_id);
                 self.sessions.renew_links_where(|s| s.record.org_id == *org_id);
             }
+            // A person's connection ended: nothing goes on with its token.
+            Forget::CachedConnection { server_id, user_id, ended: true } => {
+                let gone = self.take_shared(|key, _| key.0 == *user_id && key.1 == *server_id);
+                SharedLink::close_in_background(gone);
+                self.sessions
+                    .renew_links_where(|s| s.record.user_id == *user_id && s.record.server_id == *server_id);
+            }
+            // Renewed or refused: a link with the old token meets the server's refusal and is
+            // made again (`forward`).
+            Forget::CachedConnection { ended: false, .. } => {}
             // Dashboard sign-ins hold no call, session or link.
             Forget::SessionEnded { .. } | Forget::SessionsEnded { .. } => {}
         }
@@ -398,6 +408,16 @@ impl Proxy {
     /// The person's shared link to the call's server, made with `token` (theirs, for a server
     /// that acts as each person) if there is none yet.
     async fn shared_link_with(&self, ctx: &CallContext, token: Option<String>) -> Result<Arc<Link>, Message> {
+        self.connect_shared(ctx, token).await.map_err(|f| f.message)
+    }
+
+    /// `shared_link_with`, saying whether the server refused the person's token (recorded:
+    /// `upstream_auth::token_refused`) so that the caller may try once more.
+    async fn connect_shared(
+        &self,
+        ctx: &CallContext,
+        token: Option<String>,
+    ) -> Result<Arc<Link>, LinkFailure> {
         let (state, server, user_id) = (&ctx.state, &ctx.server, ctx.user_id);
         // The registry's last change is in the key: an edited server gets fresh links; so is the
         // person's token, so a renewed one gets a fresh link.
@@ -418,15 +438,56 @@ impl Proxy {
         SharedLink::close_in_background(pushed_out.into_iter().filter(|link| !link.in_use()).collect());
         let link = cell
             .get_or_try_init(|| async {
-                let endpoint = self.endpoint(state, &ctx.org_slug, server, token.as_deref())?;
-                let link = Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::ModernAgents))
-                    .await
-                    .map_err(|e| unreachable_server(server, &e))?;
+                let endpoint = self
+                    .endpoint(state, &ctx.org_slug, server, token.as_deref())
+                    .map_err(|message| LinkFailure { message, token_refused: false })?;
+                let link =
+                    match Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::ModernAgents)).await {
+                        Ok(link) => link,
+                        Err(e) => return Err(LinkFailure::of(ctx, &e, token.as_deref()).await),
+                    };
                 link.listen(upstream::StreamContext::of(ctx));
-                Ok::<_, Message>(link)
+                Ok::<_, LinkFailure>(link)
             })
             .await?;
         Ok(link.clone())
+    }
+}
+
+/// A link that could not be made: what the agent is told, and whether it was because the
+/// server refused the person's token (then recorded, and worth one more try).
+struct LinkFailure {
+    message: Message,
+    token_refused: bool,
+}
+
+impl LinkFailure {
+    /// `token`: the person's token the link was made with.
+    async fn of(ctx: &CallContext, e: &herald_mcp::transport::TransportError, token: Option<&str>) -> Self {
+        let refused = crate::upstream_auth::TokenRefused::of(&ctx.server, e);
+        if let Some(refused) = &refused {
+            crate::upstream_auth::token_refused(&ctx.state, &ctx.server, ctx.user_id, refused, token).await;
+        }
+        LinkFailure { message: unreachable_server(&ctx.server, e), token_refused: refused.is_some() }
+    }
+}
+
+/// The person's shared link to the call's server, or what the request waits for first (their
+/// connection). A server that refuses their token as the link starts gets it once more, renewed,
+/// or the person is asked to connect again.
+async fn person_upstream(ctx: &CallContext) -> Result<Upstream, Message> {
+    let state = &ctx.state;
+    let mut tried_again = false;
+    loop {
+        let token = match consent::token(state, &ctx.org_slug, &ctx.server, ctx.user_id).await {
+            Ok(token) => token,
+            Err(need) => return Ok(Upstream::Connecting(need)),
+        };
+        match state.proxy.connect_shared(ctx, token).await {
+            Ok(link) => return Ok(Upstream::Linked(link)),
+            Err(failure) if failure.token_refused && !tried_again => tried_again = true,
+            Err(failure) => return Err(failure.message),
+        }
     }
 }
 
@@ -686,28 +747,33 @@ async fn initialize(
             capabilities: params.get("capabilities").filter(|c| c.is_object()).cloned(),
         },
     };
-    let token = match consent::token(state, &ctx.org_slug, &server, ctx.user_id).await {
-        Ok(token) => token,
-        // The session starts once the person has connected; until then the response is a stream.
-        Err(need) => {
-            // It may wait long: it holds one of the token's places for calls meanwhile.
-            let slot = match call_slot(state, principal, id) {
-                Ok(slot) => slot,
-                Err(refusal) => return *refusal,
-            };
-            return initialize_after_connect(state, principal, ctx, hello, need, slot);
+    let mut tried_again = false;
+    loop {
+        let token = match consent::token(state, &ctx.org_slug, &server, ctx.user_id).await {
+            Ok(token) => token,
+            // The session starts once the person has connected; until then the response is a stream.
+            Err(need) => {
+                // It may wait long: it holds one of the token's places for calls meanwhile.
+                let slot = match call_slot(state, principal, id) {
+                    Ok(slot) => slot,
+                    Err(refusal) => return *refusal,
+                };
+                return initialize_after_connect(state, principal, ctx, hello, need, slot);
+            }
+        };
+        match open_session(state, principal, &ctx, &hello, token, None).await {
+            Ok((result, session_id)) => {
+                let mut response = rpc(StatusCode::OK, &result);
+                response.headers_mut().insert(
+                    MCP_SESSION_ID,
+                    HeaderValue::from_str(&session_id).expect("base64 is a header value"),
+                );
+                return response;
+            }
+            // The server refused the person's token: renewed (or asked for again) once.
+            Err(failure) if failure.token_refused && !tried_again => tried_again = true,
+            Err(failure) => return rpc(StatusCode::OK, &failure.message),
         }
-    };
-    match open_session(state, principal, &ctx, &hello, token, None).await {
-        Ok((result, session_id)) => {
-            let mut response = rpc(StatusCode::OK, &result);
-            response.headers_mut().insert(
-                MCP_SESSION_ID,
-                HeaderValue::from_str(&session_id).expect("base64 is a header value"),
-            );
-            response
-        }
-        Err(message) => rpc(StatusCode::OK, &message),
     }
 }
 
@@ -728,16 +794,21 @@ async fn open_session(
     hello: &Hello,
     token: Option<String>,
     session_id: Option<String>,
-) -> Result<(Message, String), Message> {
+) -> Result<(Message, String), LinkFailure> {
     let server = &ctx.server;
     let endpoint = state
         .proxy
         .endpoint(state, &ctx.org_slug, server, token.as_deref())
-        .map_err(|m| readdress(m, &hello.id))?;
+        .map_err(|m| LinkFailure { message: readdress(m, &hello.id), token_refused: false })?;
     let capabilities = hello.agent.capabilities.as_ref();
-    let link = Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::LegacyAgent(capabilities)))
-        .await
-        .map_err(|e| readdress(unreachable_server(server, &e), &hello.id))?;
+    let link =
+        match Link::connect(endpoint, LinkOptions::for_call(ctx, LinkFor::LegacyAgent(capabilities))).await {
+            Ok(link) => link,
+            Err(e) => {
+                let failure = LinkFailure::of(ctx, &e, token.as_deref()).await;
+                return Err(LinkFailure { message: readdress(failure.message, &hello.id), ..failure });
+            }
+        };
     link.listen(upstream::StreamContext::of(ctx));
     let (capabilities, server_info, instructions) = link.server_description().await;
     let mut result =
@@ -754,14 +825,18 @@ async fn open_session(
     let minted = state.proxy.sessions.mint(state, principal, server, minted, link).await;
     let session_id = minted.map_err(|e| {
         tracing::error!(error = %e, "cannot record an agent session");
-        Message::error(
-            Some(hello.id.clone()),
-            herald_mcp::jsonrpc::INTERNAL_ERROR,
-            "the host could not record the session; try again",
-        )
+        LinkFailure { message: session_unrecorded(&hello.id), token_refused: false }
     })?;
     tracing::info!(server = %server.slug, user_id = %principal.user.id, "agent session started");
     Ok((Message::response(hello.id.clone(), raw(&result)), session_id))
+}
+
+fn session_unrecorded(id: &RequestId) -> Message {
+    Message::error(
+        Some(id.clone()),
+        herald_mcp::jsonrpc::INTERNAL_ERROR,
+        "the host could not record the session; try again",
+    )
 }
 
 /// `initialize` by a person not connected to a server that acts as each person: the response
@@ -786,7 +861,7 @@ fn initialize_after_connect(
             consent::Connected::Token(token) => {
                 match open_session(&state, &principal, &ctx, &hello, Some(token), Some(id)).await {
                     Ok((result, _)) => result,
-                    Err(message) => message,
+                    Err(failure) => failure.message,
                 }
             }
             consent::Connected::Refused(message) => readdress(message, &hello.id),
@@ -862,7 +937,8 @@ async fn legacy_request(
                 headers: ReqHeaderMap::new(),
                 agent: era::AgentEra::Legacy,
             };
-            let response = forward(ctx, Upstream::Linked(link), request, cancel, slot).await;
+            let response =
+                forward(ctx, Upstream::Linked(link), Some(session.clone()), request, cancel, slot).await;
             let session = session.clone();
             // Forget the token when the response is done (or dropped).
             finish_later(response, move || {
@@ -1035,12 +1111,9 @@ async fn modern_request(
     let ctx = context(state, principal, server).await;
     // A server that acts as each person, and a person not connected there: the request waits
     // while Herald asks them to connect (`consent`).
-    let upstream = match consent::token(state, &ctx.org_slug, &ctx.server, ctx.user_id).await {
-        Ok(token) => match state.proxy.shared_link_with(&ctx, token).await {
-            Ok(link) => Upstream::Linked(link),
-            Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
-        },
-        Err(need) => Upstream::Connecting(need),
+    let upstream = match person_upstream(&ctx).await {
+        Ok(upstream) => upstream,
+        Err(m) => return rpc(StatusCode::OK, &readdress(m, &id)),
     };
     if method == "server/discover"
         && let Upstream::Linked(link) = &upstream
@@ -1066,7 +1139,7 @@ async fn modern_request(
         },
     };
     let cancel = slot.ended.child_token();
-    forward(ctx, upstream, request, cancel, slot).await
+    forward(ctx, upstream, None, request, cancel, slot).await
 }
 
 /// `server/discover`'s answer, from the person's link.
@@ -1170,6 +1243,7 @@ fn check_modern(
 async fn forward(
     mut ctx: CallContext,
     upstream: Upstream,
+    session: Option<Arc<sessions::AgentSession>>,
     request: call::Request,
     cancel: CancellationToken,
     slot: CallSlot,
@@ -1194,7 +1268,26 @@ async fn forward(
             let _ = tx.send(Down::Message(discovered(&link, request.id.clone()).await)).await;
             return;
         }
-        call::run(ctx, link, request, tx, cancel).await;
+        // Made again, once, when the server refused the person's token on it: with the token
+        // renewed, or after the person connected again (with the scopes the server wants).
+        let used = link.bearer().map(str::to_owned);
+        if let call::Finished::TokenRefused { refused, last } =
+            call::run(&ctx, link, &request, &tx, &cancel, true).await
+        {
+            let state = &ctx.state;
+            crate::upstream_auth::token_refused(state, &ctx.server, ctx.user_id, &refused, used.as_deref())
+                .await;
+            let relinked = Box::pin(relinked(&ctx, session.as_ref(), &request, &tx, &cancel)).await;
+            match relinked {
+                Some(link) => {
+                    call::run(&ctx, link, &request, &tx, &cancel, false).await;
+                }
+                None if tx.is_closed() => {}
+                None => {
+                    let _ = tx.send(Down::Message(last)).await;
+                }
+            }
+        }
     };
     // The token's place is held until the call ends, wherever it runs on.
     let mut running = Detach(Some(Box::pin(async move {
@@ -1223,6 +1316,48 @@ async fn forward(
     }
 }
 
+/// The person's link again, after the server refused their token: with the token renewed, or,
+/// when it cannot be, once they have connected again (`consent::wait`). `None` when that did not
+/// happen (what the agent gets then is sent down, unless the agent left).
+async fn relinked(
+    ctx: &CallContext,
+    session: Option<&Arc<sessions::AgentSession>>,
+    request: &call::Request,
+    down: &mpsc::Sender<Down>,
+    cancel: &CancellationToken,
+) -> Option<Arc<Link>> {
+    let state = &ctx.state;
+    let token = match consent::token(state, &ctx.org_slug, &ctx.server, ctx.user_id).await {
+        Ok(token) => token,
+        Err(need) => match consent::wait(ctx, need, era_of(request), down, cancel).await {
+            consent::Connected::Token(token) => Some(token),
+            consent::Connected::Refused(m) => {
+                let _ = down.send(Down::Message(readdress(m, &request.id))).await;
+                return None;
+            }
+            consent::Connected::Gone => return None,
+        },
+    };
+    let linked = match session {
+        Some(session) => session.relink(state, ctx, token).await,
+        None => state.proxy.shared_link_with(ctx, token).await,
+    };
+    match linked {
+        Ok(link) => Some(link),
+        Err(m) => {
+            let _ = down.send(Down::Message(readdress(m, &request.id))).await;
+            None
+        }
+    }
+}
+
+fn era_of(request: &call::Request) -> herald_mcp::ProtocolGeneration {
+    match request.agent {
+        era::AgentEra::Modern { .. } => herald_mcp::ProtocolGeneration::Modern,
+        _ => herald_mcp::ProtocolGeneration::Legacy,
+    }
+}
+
 /// The upstream link a request goes through: ready, or once the person has connected.
 enum Upstream {
     Linked(Arc<Link>),
@@ -1238,11 +1373,7 @@ async fn connected_link(
     down: &mpsc::Sender<Down>,
     cancel: &CancellationToken,
 ) -> Option<Arc<Link>> {
-    let era = match request.agent {
-        era::AgentEra::Modern { .. } => herald_mcp::ProtocolGeneration::Modern,
-        _ => herald_mcp::ProtocolGeneration::Legacy,
-    };
-    let refusal = match consent::wait(ctx, need, era, down, cancel).await {
+    let refusal = match consent::wait(ctx, need, era_of(request), down, cancel).await {
         consent::Connected::Token(token) => match ctx.state.proxy.shared_link_with(ctx, Some(token)).await {
             Ok(link) => return Some(link),
             Err(m) => m,

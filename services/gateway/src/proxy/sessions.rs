@@ -88,6 +88,28 @@ impl AgentSession {
             return Ok(link);
         }
         let token = super::Proxy::person_token(state, &ctx.org_slug, &ctx.server, ctx.user_id).await?;
+        self.make_link(state, ctx, token).await
+    }
+
+    /// A new link for the session, with `token` (the person's, renewed after the server refused
+    /// the one before); calls on the old link finish there.
+    pub async fn relink(
+        &self,
+        state: &AppState,
+        ctx: &CallContext,
+        token: Option<String>,
+    ) -> Result<Arc<Link>, Message> {
+        let _one_at_a_time = self.linking.lock().await;
+        self.renew_link();
+        self.make_link(state, ctx, token).await
+    }
+
+    async fn make_link(
+        &self,
+        state: &AppState,
+        ctx: &CallContext,
+        token: Option<String>,
+    ) -> Result<Arc<Link>, Message> {
         let endpoint = state.proxy.endpoint(state, &ctx.org_slug, &ctx.server, token.as_deref())?;
         let options =
             LinkOptions::for_call(ctx, LinkFor::LegacyAgent(self.record.agent_capabilities.as_ref()));

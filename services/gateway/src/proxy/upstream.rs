@@ -277,6 +277,15 @@ impl Link {
         }
     }
 
+    /// The person's bearer token the link sends (for a server that acts as each person).
+    pub fn bearer(&self) -> Option<&str> {
+        let endpoint = match self {
+            Link::Legacy(l) => &l.endpoint,
+            Link::Modern(m) => &m.endpoint,
+        };
+        endpoint.header(&reqwest::header::AUTHORIZATION)?.to_str().ok()?.strip_prefix("Bearer ")
+    }
+
     /// The server's capabilities, serverInfo and instructions, as it stated them.
     pub async fn server_description(&self) -> (Value, Value, Option<Value>) {
         match self {

@@ -37,6 +37,10 @@ pub struct Connection {
     pub expires_at: Option<OffsetDateTime>,
     pub connected_at: OffsetDateTime,
     pub refreshed_at: OffsetDateTime,
+    /// Scopes the server asked for since (a `403 insufficient_scope`), space-separated: the
+    /// person connects again to grant them. Empty when nothing more is wanted; a new
+    /// connection clears it.
+    pub wanted_scopes: String,
 }
 
 /// A connection under way.
@@ -74,6 +78,11 @@ pub trait Connections: Send + Sync {
         refreshed_from: OffsetDateTime,
     ) -> Result<bool>;
     async fn delete_connection(&self, server_id: Uuid, user_id: Uuid) -> Result<bool>;
+    /// The server refused the person's access token: it is treated as expired from `at` (the
+    /// next call refreshes it, or asks the person to connect again).
+    async fn expire_connection(&self, server_id: Uuid, user_id: Uuid, at: OffsetDateTime) -> Result<bool>;
+    /// The server wants `scopes` (space-separated) the person has not granted.
+    async fn want_scopes(&self, server_id: Uuid, user_id: Uuid, scopes: &str) -> Result<bool>;
     /// A person's connections, in every organisation, newest first.
     async fn connections_of(&self, user_id: Uuid) -> Result<Vec<Connection>>;
     /// The connections of a person in an organisation, or of everyone to a server.
@@ -130,6 +139,7 @@ pub(crate) struct ConnectionRow {
     expires_at: Option<DbTime>,
     connected_at: DbTime,
     refreshed_at: DbTime,
+    wanted_scopes: String,
 }
 
 impl From<ConnectionRow> for Connection {
@@ -146,6 +156,7 @@ impl From<ConnectionRow> for Connection {
             expires_at: r.expires_at.map(|t| t.0),
             connected_at: r.connected_at.0,
             refreshed_at: r.refreshed_at.0,
+            wanted_scopes: r.wanted_scopes,
         }
     }
 }
@@ -188,7 +199,7 @@ impl From<ConnectAttemptRow> for ConnectAttempt {
 macro_rules! connection_cols {
     () => {
         "c.org_id, c.user_id, c.server_id, c.issuer, c.resource, c.access_token_sealed, c.refresh_token_sealed, c.scopes, \
-         c.expires_at, c.connected_at, c.refreshed_at"
+         c.expires_at, c.connected_at, c.refreshed_at, c.wanted_scopes"
     };
 }
 pub(crate) use connection_cols;
@@ -276,7 +287,7 @@ macro_rules! impl_connections {
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
                      ON CONFLICT (server_id, user_id) DO UPDATE SET issuer = $4, access_token_sealed = $5, \
                      refresh_token_sealed = $6, scopes = $7, expires_at = $8, connected_at = $9, refreshed_at = $10, \
-                     resource = $11",
+                     resource = $11, wanted_scopes = ''",
                 )
                 .bind(c.org_id)
                 .bind(c.user_id)
@@ -312,6 +323,40 @@ macro_rules! impl_connections {
                 .bind(c.expires_at.map(DbTime))
                 .bind(DbTime(c.refreshed_at))
                 .bind(DbTime(refreshed_from))
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn expire_connection(
+                &self,
+                server_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                at: time::OffsetDateTime,
+            ) -> $crate::storage::Result<bool> {
+                let done = sqlx::query(
+                    "UPDATE upstream_connections SET expires_at = $3 WHERE server_id = $1 AND user_id = $2",
+                )
+                .bind(server_id)
+                .bind(user_id)
+                .bind($crate::storage::DbTime(at))
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn want_scopes(
+                &self,
+                server_id: uuid::Uuid,
+                user_id: uuid::Uuid,
+                scopes: &str,
+            ) -> $crate::storage::Result<bool> {
+                let done = sqlx::query(
+                    "UPDATE upstream_connections SET wanted_scopes = $3 WHERE server_id = $1 AND user_id = $2",
+                )
+                .bind(server_id)
+                .bind(user_id)
+                .bind(scopes)
                 .execute(&self.pool)
                 .await?;
                 Ok(done.rows_affected() > 0)

@@ -289,13 +289,99 @@ pub fn connect_link(state: &AppState, org_slug: &str, server_slug: &str) -> Stri
     )
 }
 
+/// Tells every replica (this one first) that a person's connection to a server changed.
+pub async fn changed(state: &AppState, server_id: Uuid, user_id: Uuid, ended: bool) {
+    state.forget(crate::replicas::Forget::CachedConnection { server_id, user_id, ended }).await;
+}
+
+/// Why a server that acts as each person refused the person's token on a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenRefused {
+    /// `401`: not (or no longer) a token it accepts.
+    Invalid,
+    /// `403` with `error="insufficient_scope"`: the scopes it names for the request
+    /// (space-separated; empty when it names none).
+    NeedsScopes(String),
+}
+
+impl TokenRefused {
+    /// What `e` says of the person's token, for a server that acts as each person.
+    pub fn of(server: &Server, e: &herald_mcp::transport::TransportError) -> Option<TokenRefused> {
+        let herald_mcp::transport::TransportError::Status { status, challenge, .. } = e else {
+            return None;
+        };
+        if !per_person(server) {
+            return None;
+        }
+        let challenge = challenge.as_deref().and_then(|c| challenge::Challenge::parse([c]));
+        match status {
+            401 => Some(TokenRefused::Invalid),
+            403 if challenge.as_ref().and_then(|c| c.error.as_deref()) == Some("insufficient_scope") => {
+                // The server's words: only scope-like tokens, and a bounded number of them.
+                let wanted: Vec<&str> = challenge
+                    .as_ref()
+                    .and_then(|c| c.scope.as_deref())
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .filter(|s| {
+                        s.len() <= 200 && s.chars().all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
+                    })
+                    .take(50)
+                    .collect();
+                Some(TokenRefused::NeedsScopes(wanted.join(" ")))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Records what the server said of the person's token: a refused token is treated as expired
+/// (the next use refreshes it, or asks the person to connect again); scopes it wants are kept,
+/// so that the person is asked to connect again and the connect page asks for them.
+///
+/// `used` is the token the server refused: a connection renewed since (by another call that met
+/// the same refusal) is left as it is.
+pub async fn token_refused(
+    state: &AppState,
+    server: &Server,
+    user_id: Uuid,
+    refused: &TokenRefused,
+    used: Option<&str>,
+) {
+    let done = match refused {
+        TokenRefused::Invalid => {
+            let current = match state.store.connection(server.id, user_id).await {
+                Ok(Some(c)) => c,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot read a connection whose token was refused");
+                    return;
+                }
+            };
+            if used.is_some() && open_access(&state.keys, &current).as_deref() != used {
+                return; // renewed since
+            }
+            tracing::info!(server = %server.slug, %user_id, "the server refused a person's token; renewing it");
+            state.store.expire_connection(server.id, user_id, OffsetDateTime::now_utc()).await
+        }
+        TokenRefused::NeedsScopes(scopes) => {
+            tracing::info!(server = %server.slug, %user_id, scopes = %scopes, "the server wants more scopes of a person");
+            state.store.want_scopes(server.id, user_id, scopes).await
+        }
+    };
+    match done {
+        Ok(_) => changed(state, server.id, user_id, false).await,
+        Err(e) => tracing::warn!(error = %e, "cannot record a refused token"),
+    }
+}
+
 /// The person's access token for `server`, refreshed first when it is about to expire.
 pub async fn credential(state: &AppState, org_slug: &str, server: &Server, user_id: Uuid) -> Credential {
     let needs = |why: &str| Credential::NeedsConnect {
         why: why.to_owned(),
         connect: connect_link(state, org_slug, &server.slug),
     };
-    let connection = match state.store.connection(server.id, user_id).await {
+    let connection = match state.lookups.connection(server.id, user_id).await {
         Ok(Some(c)) => c,
         Ok(None) => return needs("you have not connected your account to it yet"),
         Err(e) => {
@@ -303,6 +389,17 @@ pub async fn credential(state: &AppState, org_slug: &str, server: &Server, user_
             return needs("Herald could not read your connection; try again");
         }
     };
+    let missing: Vec<&str> = connection
+        .wanted_scopes
+        .split_whitespace()
+        .filter(|wanted| !connection.scopes.split_whitespace().any(|granted| granted == *wanted))
+        .collect();
+    if !missing.is_empty() {
+        return needs(&format!(
+            "it now needs permission you have not given it ({}), so connect again to grant it",
+            missing.join(" ")
+        ));
+    }
     let now = OffsetDateTime::now_utc();
     if connection.expires_at.is_none_or(|at| at - REFRESH_AHEAD > now) {
         return match open_access(&state.keys, &connection) {
@@ -353,6 +450,7 @@ async fn refreshed(
             }
             if matches!(e, ConnectError::Refused { .. }) {
                 let _ = state.store.delete_connection(server.id, connection.user_id).await;
+                changed(state, server.id, connection.user_id, true).await;
             }
             return Err(e);
         }
@@ -364,7 +462,9 @@ async fn refreshed(
     updated.scopes = tokens.scopes.join(" ");
     updated.expires_at = tokens.expires_at;
     updated.refreshed_at = OffsetDateTime::now_utc();
-    if !state.store.refresh_connection(&updated, connection.refreshed_at).await?
+    let refreshed_here = state.store.refresh_connection(&updated, connection.refreshed_at).await?;
+    changed(state, server.id, connection.user_id, false).await;
+    if !refreshed_here
         && let Ok(Some(latest)) = state.store.connection(server.id, connection.user_id).await
         && let Some(token) = open_access(&state.keys, &latest)
     {
@@ -395,7 +495,9 @@ async fn revoke(state: &AppState, server: &Server, connection: &Connection) {
 pub async fn disconnect(state: &AppState, server: &Server, user_id: Uuid) -> Result<bool, ConnectError> {
     let Some(connection) = state.store.connection(server.id, user_id).await? else { return Ok(false) };
     revoke(state, server, &connection).await;
-    Ok(state.store.delete_connection(server.id, user_id).await?)
+    let deleted = state.store.delete_connection(server.id, user_id).await?;
+    changed(state, server.id, user_id, true).await;
+    Ok(deleted)
 }
 
 /// A person's connections in an organisation, read before they leave it (the rows go with the

@@ -268,6 +268,81 @@ async fn a_legacy_agent_waits_at_initialize_and_not_now_ends_it_with_where_to_co
 
 #[tokio::test]
 #[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn a_refused_token_is_renewed_mid_link_and_a_step_up_asks_the_person_for_the_scope() {
+    let upstream = OAuthServer::start(3600).await;
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    let token = app.token(&owner_session, "acme", "agent").await;
+    let olive = signed_in(&app, "owner@example.com").await;
+    connect(&app, &olive, "olive", &[]).await;
+    let modern = Agent::modern(&app, &token, "notes");
+    let legacy = Agent::legacy(&app, &token, "notes").await;
+    assert_eq!(outcome(&modern.call(1, "whoami", json!({})).await), "you are olive");
+    assert_eq!(outcome(&legacy.call(2, "whoami", json!({})).await), "you are olive");
+
+    // The server stops taking the tokens Herald still thinks good: each link's next request gets
+    // a 401, and the call is made again with a refreshed token, unseen by the agent.
+    let expired = reqwest::Client::new()
+        .post(format!("{}/_test/expire-access-tokens", upstream.issuer))
+        .send()
+        .await
+        .unwrap();
+    assert!(expired.status().is_success());
+    assert_eq!(outcome(&modern.call(3, "whoami", json!({})).await), "you are olive");
+    assert_eq!(outcome(&legacy.call(4, "whoami", json!({})).await), "you are olive");
+    let requests = upstream.look("/_test/requests").await;
+    let refreshes =
+        requests.as_array().unwrap().iter().filter(|r| r["params"]["grant_type"] == "refresh_token").count();
+    assert_eq!(refreshes, 1, "one refresh serves both links: {requests}");
+
+    // A tool that needs more than Olive granted: the 403's scopes make Herald ask her, in the
+    // inbox, to connect again; the connect page asks for them; the call then goes on.
+    let mut inbox = Dashboard::open(&app, &token).await;
+    let (written, ()) = tokio::join!(modern.call(5, "write_note", json!({ "text": "hello" })), async {
+        let asked = inbox.next_of("elicitation.created").await;
+        assert_eq!((&asked["asked_by"], &asked["tool"]), (&json!("herald"), &json!("write_note")), "{asked}");
+        assert!(asked["message"].as_str().unwrap().contains("notes:write"), "{asked}");
+        let page = asked["url"].as_str().unwrap().strip_prefix(app.base.as_str()).unwrap().to_owned();
+        let authorize = reqwest::Url::parse(&location(&olive.get(&page).await)).unwrap();
+        let scope = authorize.query_pairs().find(|(k, _)| k == "scope").map(|(_, v)| v.into_owned()).unwrap();
+        let mut scopes: Vec<&str> = scope.split(' ').collect();
+        scopes.sort_unstable();
+        assert_eq!(scopes, ["mcp:tools", "notes:write"], "what the server wants, and what she granted");
+        let back = at_the_provider_with(&app, &olive, authorize.as_str(), "olive", &[]).await;
+        location(&olive.http.get(&back).send().await.unwrap());
+    });
+    assert_eq!(outcome(&written), "note 1 saved for olive: hello");
+    let list = body(olive.get("/api/v1/me/connections").await).await;
+    let mut granted: Vec<String> = serde_json::from_value(list["connections"][0]["scopes"].clone()).unwrap();
+    granted.sort_unstable();
+    assert_eq!(granted, ["mcp:tools", "notes:write"]);
+    // The legacy session takes the new token too (its link is renewed after its 401).
+    assert_eq!(
+        outcome(&legacy.call(6, "write_note", json!({ "text": "again" })).await),
+        "note 2 saved for olive: again"
+    );
+
+    // Revoked at the authorization server, refresh token and all: the next call asks her to
+    // connect again rather than failing.
+    let revoked = reqwest::Client::new()
+        .post(format!("{}/_test/revoke-subject", upstream.issuer))
+        .json(&json!({ "subject": "olive" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(revoked.status().is_success());
+    let (again, ()) = tokio::join!(modern.call(7, "whoami", json!({})), async {
+        let asked = inbox.next_of("elicitation.created").await;
+        assert_eq!(asked["asked_by"], "herald", "{asked}");
+        assert_eq!(inbox.respond(&asked["id"], "cancel", None).await["type"], "ack");
+    });
+    let again = outcome(&again);
+    assert!(again.contains("/connections?connect=acme/notes"), "{again}");
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
 async fn the_sdk_as_it_ships_without_iss_or_a_challenge_scope_is_connected_to() {
     let upstream = OAuthServer::start_with(3600, true).await;
     let app = TestApp::spawn().await;
