@@ -175,7 +175,8 @@ const pages = {
     const mount = el("div", { class: "page-root" });
     app.replaceChildren(mount);
     await module.default(mount, { account });
-    app.focus({ preventScroll: true });
+    // The page may have focused something itself (the Connect link of `?connect=`): keep it.
+    if (!mount.contains(document.activeElement)) app.focus({ preventScroll: true });
   },
 
   async "/login"() {
