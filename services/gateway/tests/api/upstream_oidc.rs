@@ -320,3 +320,39 @@ async fn a_short_lived_token_from_oidc_provider_is_refreshed_before_each_call() 
     assert!(revoked.as_array().unwrap().iter().any(|r| r["kind"] == "RefreshToken"), "{revoked}");
 }
 
+#[tokio::test]
+#[ignore = "needs the peers: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn with_oidc_providers_default_refresh_policy_herald_gets_no_refresh_token() {
+    // An interoperability gap, shown as it is today. oidc-provider as it ships issues a refresh
+    // token only for a grant with `offline_access` (OpenID Connect Core section 11), and keeps
+    // that scope only on a request with `prompt=consent`. It lists `offline_access` in its
+    // metadata's `scopes_supported`; Herald asks only for the server's scopes, so it gets no
+    // refresh token and the person must connect again whenever the access token ends (an hour
+    // by default). SEP-2207 (OIDC-flavored refresh token guidance) lets a client add
+    // `offline_access` when the authorization server lists it. When Herald does, this test
+    // changes: `renewable` becomes true and a refresh token is issued.
+    let upstream = Upstream::start_with(None, "offline_access").await;
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    let token = app.token(&owner_session, "acme", "agent").await;
+    let metadata = upstream.look("/.well-known/oauth-authorization-server").await;
+    assert!(
+        metadata["scopes_supported"].as_array().unwrap().contains(&json!("offline_access")),
+        "{metadata}"
+    );
+
+    let olive = signed_in(&app, "owner@example.com").await;
+    let authorize = authorize_url(&olive).await;
+    assert_eq!(param(&authorize, "scope").as_deref(), Some("mcp:tools"), "no offline_access asked for");
+    assert_eq!(param(&authorize, "prompt"), None);
+    assert_eq!(sign_in_there(&app, &olive, &authorize, "olive").await, "/connections?connected=acme/notes");
+    let agent = Agent::modern(&app, &token, "notes");
+    assert_eq!(outcome(&agent.call(1, "whoami", json!({})).await), "you are olive");
+
+    let tokens = upstream.look("/_test/tokens").await;
+    let kinds: Vec<&Value> = tokens.as_array().unwrap().iter().map(|t| &t["kind"]).collect();
+    assert_eq!(kinds, [&json!("AccessToken")], "no refresh token was issued: {tokens}");
+    let list = body(olive.get("/api/v1/me/connections").await).await;
+    assert_eq!(list["connections"][0]["renewable"], false, "{list}");
+}
