@@ -96,17 +96,12 @@ function loadConfig() {
     registration: doc.registration === true,
     useGrantedResource: doc.useGrantedResource === true,
     rotateRefreshToken: doc.rotateRefreshToken,
+    refreshTokens: doc.refreshTokens ?? 'always',
   };
-  if (typeof cfg.resourceServers !== 'object' || Array.isArray(cfg.resourceServers) || cfg.resourceServers === null) {
-    throw new Error('config: resourceServers must be an object mapping resource indicator URL -> {scope, audience?, accessTokenFormat?}');
+  if (!['always', 'offline_access'].includes(cfg.refreshTokens)) {
+    throw new Error('config: refreshTokens must be "always" or "offline_access"');
   }
-  for (const [indicator, rs] of Object.entries(cfg.resourceServers)) {
-    if (!URL.canParse(indicator)) throw new Error(`config: resourceServers key ${indicator} is not an absolute URL`);
-    if (typeof rs?.scope !== 'string') throw new Error(`config: resourceServers[${indicator}].scope must be a space-separated string`);
-    if (rs.accessTokenFormat !== undefined && !['jwt', 'opaque'].includes(rs.accessTokenFormat)) {
-      throw new Error(`config: resourceServers[${indicator}].accessTokenFormat must be "jwt" or "opaque"`);
-    }
-  }
+  checkResourceServers(cfg.resourceServers, 'config: resourceServers');
   if (cfg.rotateRefreshToken !== undefined && typeof cfg.rotateRefreshToken !== 'boolean') {
     throw new Error('config: rotateRefreshToken must be a boolean');
   }
@@ -114,6 +109,23 @@ function loadConfig() {
     if (typeof c?.client_id !== 'string') throw new Error('config: every client needs a client_id');
   }
   return { cfg, source };
+}
+
+// resource indicator URL -> {scope, audience?, accessTokenFormat?, accessTokenTTL?}; throws on a bad one.
+function checkResourceServers(servers, what) {
+  if (typeof servers !== 'object' || Array.isArray(servers) || servers === null) {
+    throw new Error(`${what} must be an object mapping resource indicator URL -> {scope, audience?, accessTokenFormat?, accessTokenTTL?}`);
+  }
+  for (const [indicator, rs] of Object.entries(servers)) {
+    if (!URL.canParse(indicator)) throw new Error(`${what} key ${indicator} is not an absolute URL`);
+    if (typeof rs?.scope !== 'string') throw new Error(`${what}[${indicator}].scope must be a space-separated string`);
+    if (rs.accessTokenFormat !== undefined && !['jwt', 'opaque'].includes(rs.accessTokenFormat)) {
+      throw new Error(`${what}[${indicator}].accessTokenFormat must be "jwt" or "opaque"`);
+    }
+    if (rs.accessTokenTTL !== undefined && (!Number.isInteger(rs.accessTokenTTL) || rs.accessTokenTTL <= 0)) {
+      throw new Error(`${what}[${indicator}].accessTokenTTL must be a positive integer (seconds)`);
+    }
+  }
 }
 
 function normaliseAccount(a) {
@@ -236,7 +248,10 @@ async function newSigningKey() {
 const MAX_REQUESTS = 100;
 const requestLog = []; // oldest first
 const revoked = [];
-const MASKED = new Set(['client_secret', 'code_verifier', 'code', 'refresh_token', 'client_assertion']);
+const MASKED = new Set(['client_secret', 'code_verifier', 'code', 'refresh_token', 'client_assertion', 'token']);
+// oidc-provider route names: /auth, /token, /reg (RFC 7591), /token/introspection (RFC 7662),
+// /token/revocation (RFC 7009).
+const LOGGED_ROUTES = new Set(['authorization', 'token', 'registration', 'introspection', 'revocation']);
 
 function maskParams(params) {
   const out = {};
@@ -293,11 +308,6 @@ function providerConfiguration() {
     conformIdTokenClaims: false, // scope-requested claims (email, name, groups) go into the ID token
     responseTypes: ['code'],
     pkce: { required: () => true }, // every code flow request needs code_challenge (S256 only in 9.x)
-    // Refresh tokens: whenever the client is allowed the refresh_token grant (the default client
-    // metadata gives it), with or without offline_access (library default: only with offline_access).
-    async issueRefreshToken(ctx, client) {
-      return client.grantTypeAllowed('refresh_token');
-    },
     async findAccount(ctx, sub) {
       const account = accounts.get(sub);
       if (!account) return undefined;
@@ -373,6 +383,13 @@ function providerConfiguration() {
     },
   };
   if (cfg.rotateRefreshToken !== undefined) conf.rotateRefreshToken = cfg.rotateRefreshToken;
+  // Refresh tokens: "always" (default) whenever the client is allowed the refresh_token grant
+  // (the default client metadata gives it), with or without offline_access; "offline_access"
+  // keeps the library default: only when the code's scopes have offline_access (which the
+  // authorization request keeps only with prompt=consent).
+  if (cfg.refreshTokens === 'always') {
+    conf.issueRefreshToken = async (ctx, client) => client.grantTypeAllowed('refresh_token');
+  }
   return conf;
 }
 
@@ -385,7 +402,7 @@ function buildProvider() {
       await next();
     } finally {
       const route = ctx.oidc?.route;
-      if (route === 'authorization' || route === 'token') {
+      if (LOGGED_ROUTES.has(route)) {
         let params;
         if (ctx.method === 'GET') params = querystring.parse(ctx.querystring);
         else params = ctx.oidc.body ?? {};
@@ -629,6 +646,44 @@ async function handleInteraction(req, res, url) {
 }
 
 // ---------------------------------------------------------------- /_test control endpoints
+// Clients registered at /reg (RFC 7591), oldest first; the secret itself is not shown.
+function registeredClients() {
+  const out = [];
+  for (const key of store.keys()) {
+    if (!key.startsWith('Client:')) continue;
+    const c = live(key);
+    if (!c) continue;
+    const { client_secret: secret, registration_access_token: _token, ...shown } = c;
+    out.push({ ...shown, has_secret: typeof secret === 'string' });
+  }
+  return out;
+}
+
+// Live (not expired, not revoked) access and refresh tokens, oldest first. Opaque tokens' `jti`
+// is the token value, so a test can introspect or present it.
+function liveTokens() {
+  const out = [];
+  for (const key of store.keys()) {
+    const [model] = key.split(':', 1);
+    if (!['AccessToken', 'RefreshToken', 'ClientCredentials'].includes(model)) continue;
+    const t = live(key);
+    if (!t) continue;
+    out.push({
+      kind: model,
+      jti: t.jti,
+      sha256: sha256(t.jti),
+      client_id: t.clientId,
+      account_id: t.accountId,
+      grant_id: t.grantId,
+      scope: t.scope,
+      aud: t.aud,
+      exp: t.exp,
+      consumed: t.consumed !== undefined,
+    });
+  }
+  return out;
+}
+
 async function rotateKeys({ drop_old: dropOld = false } = {}) {
   const key = await newSigningKey();
   const previous = signingKeys.map((k) => k.kid);
@@ -685,6 +740,27 @@ async function handleTest(req, res, url) {
     case 'DELETE /_test/revoked':
       revoked.length = 0;
       return sendJson(res, 200, revoked);
+    case 'GET /_test/clients':
+      return sendJson(res, 200, registeredClients());
+    case 'GET /_test/tokens':
+      return sendJson(res, 200, liveTokens());
+    case 'POST /_test/resource-servers': {
+      const body = await readJson(req);
+      try {
+        checkResourceServers(body, 'body');
+      } catch (err) {
+        return sendJson(res, 400, { error: err.message });
+      }
+      const wasOn = Object.keys(cfg.resourceServers).length > 0;
+      Object.assign(cfg.resourceServers, body);
+      // Turning RFC 8707 on changes the provider's features: re-construct it (as rotate-keys
+      // does; the store, keys and issuer stay).
+      if (!wasOn && Object.keys(cfg.resourceServers).length > 0) current = buildProvider();
+      log(`resource servers: ${Object.keys(cfg.resourceServers).join(', ')}`);
+      return sendJson(res, 200, cfg.resourceServers);
+    }
+    case 'GET /_test/resource-servers':
+      return sendJson(res, 200, cfg.resourceServers);
     case 'GET /_test/requests':
       return sendJson(res, 200, requestLog);
     case 'DELETE /_test/requests':

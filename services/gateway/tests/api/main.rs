@@ -39,5 +39,6 @@ mod storage;
 mod support;
 mod telemetry;
 mod tokens;
+mod upstream_oidc;
 mod upstream_redirects;
 mod web;
