@@ -124,6 +124,14 @@ async fn begin(
         }
     }
     scopes.truncate(50);
+    // A refresh token, where the authorization server says it gives one only for
+    // `offline_access` (an OpenID provider); without it the person would connect again whenever
+    // the access token ends (SEP-2207).
+    if meta.scopes_supported.iter().any(|s| s == client::OFFLINE_ACCESS)
+        && !scopes.iter().any(|s| s == client::OFFLINE_ACCESS)
+    {
+        scopes.push(client::OFFLINE_ACCESS.to_owned());
+    }
     let authorization =
         client::authorize(&identity, &meta, &ua::redirect_uri(state), &resource.resource, &scopes)?;
     let secret = BROWSER.secret_or_new(state, headers);

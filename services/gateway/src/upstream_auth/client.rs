@@ -210,6 +210,9 @@ pub struct Authorization {
     pub pkce_verifier: String,
 }
 
+/// The OpenID scope that asks for a refresh token.
+pub const OFFLINE_ACCESS: &str = "offline_access";
+
 pub fn authorize(
     identity: &ClientIdentity,
     meta: &AuthServer,
@@ -225,6 +228,11 @@ pub fn authorize(
         .add_extra_param("resource", resource);
     for scope in scopes {
         request = request.add_scope(Scope::new(scope.clone()));
+    }
+    // OpenID Connect Core section 11: `offline_access` (a refresh token) is granted only on a
+    // request that also asks for consent.
+    if scopes.iter().any(|s| s == OFFLINE_ACCESS) {
+        request = request.add_extra_param("prompt", "consent");
     }
     let (url, state) = request.url();
     Ok(Authorization { url, state: state.secret().clone(), pkce_verifier: verifier.secret().clone() })

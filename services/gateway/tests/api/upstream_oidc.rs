@@ -185,7 +185,12 @@ async fn each_person_connects_through_oidc_provider_and_disconnecting_revokes_th
     assert_eq!(param(&authorize, "resource").as_deref(), Some(upstream.mcp_url.as_str()));
     assert_eq!(param(&authorize, "code_challenge_method").as_deref(), Some("S256"));
     assert!(param(&authorize, "code_challenge").is_some_and(|c| c.len() >= 43));
-    assert_eq!(param(&authorize, "scope").as_deref(), Some("mcp:tools"), "the metadata's scopes_supported");
+    assert_eq!(
+        param(&authorize, "scope").as_deref(),
+        Some("mcp:tools offline_access"),
+        "the resource metadata's scopes, and offline_access, which the provider lists"
+    );
+    assert_eq!(param(&authorize, "prompt").as_deref(), Some("consent"));
     let clients = upstream.look("/_test/clients").await;
     let clients = clients.as_array().unwrap();
     assert_eq!(clients.len(), 1, "one registration: {clients:?}");
@@ -322,15 +327,12 @@ async fn a_short_lived_token_from_oidc_provider_is_refreshed_before_each_call() 
 
 #[tokio::test]
 #[ignore = "needs the peers: run tests/peers/install.sh, then cargo test -- --include-ignored"]
-async fn with_oidc_providers_default_refresh_policy_herald_gets_no_refresh_token() {
-    // An interoperability gap, shown as it is today. oidc-provider as it ships issues a refresh
-    // token only for a grant with `offline_access` (OpenID Connect Core section 11), and keeps
-    // that scope only on a request with `prompt=consent`. It lists `offline_access` in its
-    // metadata's `scopes_supported`; Herald asks only for the server's scopes, so it gets no
-    // refresh token and the person must connect again whenever the access token ends (an hour
-    // by default). SEP-2207 (OIDC-flavored refresh token guidance) lets a client add
-    // `offline_access` when the authorization server lists it. When Herald does, this test
-    // changes: `renewable` becomes true and a refresh token is issued.
+async fn with_oidc_providers_default_refresh_policy_herald_asks_for_offline_access_and_gets_a_refresh_token()
+{
+    // oidc-provider as it ships issues a refresh token only for a grant with `offline_access`
+    // (OpenID Connect Core section 11), kept only on a request with `prompt=consent`; it lists
+    // `offline_access` in its metadata's `scopes_supported`. Herald asks for it there (SEP-2207,
+    // OIDC-flavored refresh token guidance), so the connection renews itself.
     let upstream = Upstream::start_with(None, "offline_access").await;
     let app = TestApp::spawn().await;
     let owner_session = app.owner().await;
@@ -344,15 +346,15 @@ async fn with_oidc_providers_default_refresh_policy_herald_gets_no_refresh_token
 
     let olive = signed_in(&app, "owner@example.com").await;
     let authorize = authorize_url(&olive).await;
-    assert_eq!(param(&authorize, "scope").as_deref(), Some("mcp:tools"), "no offline_access asked for");
-    assert_eq!(param(&authorize, "prompt"), None);
+    assert_eq!(param(&authorize, "scope").as_deref(), Some("mcp:tools offline_access"));
+    assert_eq!(param(&authorize, "prompt").as_deref(), Some("consent"));
     assert_eq!(sign_in_there(&app, &olive, &authorize, "olive").await, "/connections?connected=acme/notes");
     let agent = Agent::modern(&app, &token, "notes");
     assert_eq!(outcome(&agent.call(1, "whoami", json!({})).await), "you are olive");
 
     let tokens = upstream.look("/_test/tokens").await;
     let kinds: Vec<&Value> = tokens.as_array().unwrap().iter().map(|t| &t["kind"]).collect();
-    assert_eq!(kinds, [&json!("AccessToken")], "no refresh token was issued: {tokens}");
+    assert!(kinds.contains(&&json!("RefreshToken")), "a refresh token was issued: {tokens}");
     let list = body(olive.get("/api/v1/me/connections").await).await;
-    assert_eq!(list["connections"][0]["renewable"], false, "{list}");
+    assert_eq!(list["connections"][0]["renewable"], true, "{list}");
 }
