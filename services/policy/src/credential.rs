@@ -13,7 +13,8 @@
 //! Dutch, Polish, Turkish, Russian, Arabic, Hindi, Chinese, Japanese, Korean
 //! and Swedish, through abbreviations and obfuscations (`pwd`, `pw`, `creds`,
 //! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `p.w.d`, `비 밀 번 호`, `x-api-key`,
-//! `apiKey`, `2FA`, full-width letters, zero-width spaces, Cyrillic and Greek
+//! `apiKey`, `2FA`, full-width letters, half-width katakana (`ﾊﾟｽﾜｰﾄﾞ`),
+//! zero-width spaces, Cyrillic and Greek
 //! look-alikes, and one-letter typos of long credential nouns: `pasword`,
 //! `Passwrot`, `kontraseña`, not `passport`). It also knows the contents of
 //! files and the output of commands that hold a credential by nature (a
@@ -1772,10 +1773,17 @@ fn orig_start(text: &str, norm: &Norm, at: u32) -> usize {
 }
 
 /// The original byte offset right after the character that normalised byte
-/// `end - 1` (a token's last byte) comes from.
+/// `end - 1` (a token's last byte) comes from, and after a kana sound mark
+/// that the normalisation joined to it (`ﾄﾞ`).
 fn orig_end(text: &str, norm: &Norm, end: u32) -> usize {
     let last = norm.orig[end as usize - 1] as usize;
-    last + text[last..].chars().next().map_or(0, char::len_utf8)
+    let mut chars = text[last..].chars();
+    let len = chars.next().map_or(0, char::len_utf8);
+    let mark = chars
+        .next()
+        .filter(|c| matches!(c, '\u{FF9E}' | '\u{FF9F}' | '\u{3099}'..='\u{309C}'))
+        .map_or(0, char::len_utf8);
+    last + len + mark
 }
 
 /// Whether a question mark ends the clause that goes on at original byte
