@@ -79,8 +79,10 @@
 //!   one variable of them (`the PORT line of your .env`; a secret one,
 //!   `IYZICO_SECRET_KEY`, is a term of its own). Credential files and
 //!   commands ([`Category::CredentialFile`]: a kubeconfig, `terraform.tfstate`,
-//!   `id_rsa`, `.npmrc`, `aws configure export-credentials`, `az account
-//!   get-access-token`) are asked for by a request before them or up to eight
+//!   `id_rsa`, `.npmrc`, a WireGuard `wg0.conf` or an `.ovpn` profile,
+//!   `ovh.conf`, `aws configure export-credentials`, `az account
+//!   get-access-token`, `aws ecr get-login-password`, `firebase login:ci`)
+//!   are asked for by a request before them or up to eight
 //!   words after them in the same clause (`run gcloud auth print-access-token
 //!   and paste what it prints`); their path, location or existence is a
 //!   topic (`where is your kubeconfig?`, `the path of the .pgpass`), and a
@@ -100,8 +102,9 @@
 //!   a value next to the term is a guess to confirm (`Is 'hunter2' your
 //!   password?`, `is your PIN 4821?`, `密码是否为 abc123456`, `Ваш пароль —
 //!   Qwerty123?`: quoted, or a word with digits linked to the term by a
-//!   copula, in a yes/no question; such a guess asks if the form can only
-//!   confirm it), or when the field names a security question and its
+//!   copula, in a yes/no question; such a guess asks if the form can
+//!   confirm it, with a yes/no or a choice field, `Ваш ПИН-код всё ещё
+//!   1987?`), or when the field names a security question and its
 //!   options are candidate answers (`Which street did you grow up on?`); an
 //!   option that states a guess (`My PIN is 1234`) asks by itself. Such
 //!   phrases also ask, a few words either side of the term. A security
@@ -509,7 +512,7 @@ enum Reason {
     Head,
     /// A secret-looking value.
     Value { what: &'static str },
-    /// Next to a quoted value, in a request that can only be confirmed
+    /// Next to a quoted value, in a request that can confirm it
     /// (`Is 'hunter2' your password?` with a yes/no field).
     Quoted,
     /// An option that states a guess at the secret (`My PIN is 1234`).
@@ -674,10 +677,11 @@ impl CredentialDetector {
         let mut pending = Vec::new();
 
         let reading = self.read(ask.message, scratch, &mut evidence);
-        // A guess next to a quoted value asks only if the form can do nothing
-        // but confirm it.
-        let confirm_only =
-            ask.fields.iter().all(|f| matches!(f.kind, FieldKind::Boolean | FieldKind::Choice));
+        // A guess next to a quoted value asks only if the form can confirm
+        // it: a yes/no or a choice field (`Ваш ПИН-код всё ещё 1987?` with a
+        // yes box and a telephone number beside it).
+        let confirm_only = ask.fields.is_empty()
+            || ask.fields.iter().any(|f| matches!(f.kind, FieldKind::Boolean | FieldKind::Choice));
         // A security question heading a question, or a statement that a
         // credential is needed, asks only if the form can take an answer: a
         // field that is not a yes/no one (or no field at all, a reply).

@@ -162,7 +162,8 @@ impl Norm {
                 // A count in parentheses is part of the phrase around it
                 // (`Kurtarma ifadenizi (12 kelime) girin`, `復元フレーズ（12単語）を`),
                 // and so is one word glossing the word before it (`tu clave
-                // (contraseña) aquí`, `暗号（ぱすわーど）を`).
+                // (contraseña) aquí`, `暗号（ぱすわーど）を`) or a name of two or
+                // three capitalised words (`접속 문자열(JDBC URL)을`).
                 '(' | '（'
                     if counts_soon(&src[off + raw.len_utf8()..])
                         || glosses_soon(&src[off + raw.len_utf8()..]) =>
@@ -729,14 +730,23 @@ fn closes_soon(rest: &str, open: char) -> bool {
 }
 
 /// Whether `rest`, right after an opening parenthesis, is one word of
-/// letters, closed (`contraseña)`, `ぱすわーど）`).
+/// letters, closed (`contraseña)`, `ぱすわーど）`), or two or three words
+/// that each start with a capital, a name (`JDBC URL)`, `Connection
+/// String)`).
 fn glosses_soon(rest: &str) -> bool {
     let Some(close) = rest.char_indices().take(24).find(|&(_, c)| c == ')' || c == '）').map(|(i, _)| i)
     else {
         return false;
     };
     let inner = &rest[..close];
-    !inner.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c == 'ー')
+    if !inner.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c == 'ー') {
+        return true;
+    }
+    let words = inner.split(' ');
+    (2..=3).contains(&words.clone().count())
+        && words.into_iter().all(|w| {
+            w.starts_with(|c: char| c.is_ascii_uppercase()) && w.chars().all(|c| c.is_ascii_alphabetic())
+        })
 }
 
 /// Whether `rest`, right after an opening parenthesis, is a number and at
@@ -1101,6 +1111,9 @@ mod tests {
         // One word in parentheses glosses the word before it.
         assert_eq!(norm("tu clave (contraseña) aquí"), "tu clave contrasena aqui");
         assert_eq!(norm("la clave (ver abajo) aquí"), "la clave|ver abajo|aqui");
+        // So does a name of two or three capitalised words.
+        assert_eq!(norm("접속 문자열(JDBC URL)을"), "접속 문자열 jdbc url 을");
+        assert_eq!(norm("the URL (Not Here Please Now) x"), "the url|not here please now|x");
         let mut n = Norm::default();
         n.build("the .env and file.env, ~/.npmrc");
         let dotted: Vec<bool> = n.tokens.iter().map(|t| t.dotted).collect();
