@@ -13,7 +13,8 @@
 //! Dutch, Polish, Turkish, Russian, Arabic, Hindi, Chinese, Japanese, Korean
 //! and Swedish, through abbreviations and obfuscations (`pwd`, `pw`, `creds`,
 //! `tkn`, `p4ssw0rd`, `p a s s w o r d`, `p.w.d`, `비 밀 번 호`, `x-api-key`,
-//! `apiKey`, `2FA`, full-width letters, zero-width spaces, Cyrillic and Greek
+//! `apiKey`, `2FA`, full-width letters, half-width katakana (`ﾊﾟｽﾜｰﾄﾞ`),
+//! zero-width spaces, Cyrillic and Greek
 //! look-alikes, and one-letter typos of long credential nouns: `pasword`,
 //! `Passwrot`, `kontraseña`, not `passport`). It also knows the contents of
 //! files and the output of commands that hold a credential by nature (a
@@ -78,8 +79,10 @@
 //!   one variable of them (`the PORT line of your .env`; a secret one,
 //!   `IYZICO_SECRET_KEY`, is a term of its own). Credential files and
 //!   commands ([`Category::CredentialFile`]: a kubeconfig, `terraform.tfstate`,
-//!   `id_rsa`, `.npmrc`, `aws configure export-credentials`, `az account
-//!   get-access-token`) are asked for by a request before them or up to eight
+//!   `id_rsa`, `.npmrc`, a WireGuard `wg0.conf` or an `.ovpn` profile,
+//!   `ovh.conf`, `aws configure export-credentials`, `az account
+//!   get-access-token`, `aws ecr get-login-password`, `firebase login:ci`)
+//!   are asked for by a request before them or up to eight
 //!   words after them in the same clause (`run gcloud auth print-access-token
 //!   and paste what it prints`); their path, location or existence is a
 //!   topic (`where is your kubeconfig?`, `the path of the .pgpass`), and a
@@ -99,8 +102,9 @@
 //!   a value next to the term is a guess to confirm (`Is 'hunter2' your
 //!   password?`, `is your PIN 4821?`, `密码是否为 abc123456`, `Ваш пароль —
 //!   Qwerty123?`: quoted, or a word with digits linked to the term by a
-//!   copula, in a yes/no question; such a guess asks if the form can only
-//!   confirm it), or when the field names a security question and its
+//!   copula, in a yes/no question; such a guess asks if the form can
+//!   confirm it, with a yes/no or a choice field, `Ваш ПИН-код всё ещё
+//!   1987?`), or when the field names a security question and its
 //!   options are candidate answers (`Which street did you grow up on?`); an
 //!   option that states a guess (`My PIN is 1234`) asks by itself. Such
 //!   phrases also ask, a few words either side of the term. A security
@@ -508,7 +512,7 @@ enum Reason {
     Head,
     /// A secret-looking value.
     Value { what: &'static str },
-    /// Next to a quoted value, in a request that can only be confirmed
+    /// Next to a quoted value, in a request that can confirm it
     /// (`Is 'hunter2' your password?` with a yes/no field).
     Quoted,
     /// An option that states a guess at the secret (`My PIN is 1234`).
@@ -673,10 +677,11 @@ impl CredentialDetector {
         let mut pending = Vec::new();
 
         let reading = self.read(ask.message, scratch, &mut evidence);
-        // A guess next to a quoted value asks only if the form can do nothing
-        // but confirm it.
-        let confirm_only =
-            ask.fields.iter().all(|f| matches!(f.kind, FieldKind::Boolean | FieldKind::Choice));
+        // A guess next to a quoted value asks only if the form can confirm
+        // it: a yes/no or a choice field (`Ваш ПИН-код всё ещё 1987?` with a
+        // yes box and a telephone number beside it).
+        let confirm_only = ask.fields.is_empty()
+            || ask.fields.iter().any(|f| matches!(f.kind, FieldKind::Boolean | FieldKind::Choice));
         // A security question heading a question, or a statement that a
         // credential is needed, asks only if the form can take an answer: a
         // field that is not a yes/no one (or no field at all, a reply).
@@ -1772,10 +1777,17 @@ fn orig_start(text: &str, norm: &Norm, at: u32) -> usize {
 }
 
 /// The original byte offset right after the character that normalised byte
-/// `end - 1` (a token's last byte) comes from.
+/// `end - 1` (a token's last byte) comes from, and after a kana sound mark
+/// that the normalisation joined to it (`ﾄﾞ`).
 fn orig_end(text: &str, norm: &Norm, end: u32) -> usize {
     let last = norm.orig[end as usize - 1] as usize;
-    last + text[last..].chars().next().map_or(0, char::len_utf8)
+    let mut chars = text[last..].chars();
+    let len = chars.next().map_or(0, char::len_utf8);
+    let mark = chars
+        .next()
+        .filter(|c| matches!(c, '\u{FF9E}' | '\u{FF9F}' | '\u{3099}'..='\u{309C}'))
+        .map_or(0, char::len_utf8);
+    last + len + mark
 }
 
 /// Whether a question mark ends the clause that goes on at original byte

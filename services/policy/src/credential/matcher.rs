@@ -223,38 +223,10 @@ pub(crate) struct Matcher {
 #[derive(Debug, Default)]
 pub(crate) struct MatcherBuilder {
     patterns: Vec<Pattern>,
-    texts: Vec<String>,
-    seen: std::collections::HashSet<(String, bool, bool, KindKey)>,
+    /// Each pattern's normalised text: its range in `text`.
+    texts: Vec<(u32, u32)>,
+    text: String,
     norm: Norm,
-}
-
-/// `Kind` as a hashable key, for de-duplication.
-type KindKey = (u8, u8, u8);
-
-fn kind_key(kind: Kind) -> KindKey {
-    match kind {
-        Kind::Term(c, s) => (0, c as u8, s as u8),
-        Kind::Blocker => (1, 0, 0),
-        Kind::MetaBefore => (2, 0, 0),
-        Kind::MetaAfter => (3, 0, 0),
-        Kind::Cue { gap, before, after } => (4, gap, before as u8 | (after as u8) << 1),
-        Kind::Negation(s) => (5, s as u8, 0),
-        Kind::Context(c) => (6, c as u8, 0),
-        Kind::Allow => (7, 0, 0),
-        Kind::Statement => (8, 0, 0),
-        Kind::NotRequest => (9, 0, 0),
-        Kind::Own { cue } => (10, cue as u8, 0),
-        Kind::Qualifier => (11, 0, 0),
-        Kind::Which => (12, 0, 0),
-        Kind::NotNegation => (13, 0, 0),
-        Kind::Possessive => (14, 0, 0),
-        Kind::Property => (15, 0, 0),
-        Kind::Copula => (16, 0, 0),
-        Kind::Whether => (17, 0, 0),
-        Kind::Answer => (18, 0, 0),
-        Kind::Need { after } => (19, after as u8, 0),
-        Kind::Public => (20, 0, 0),
-    }
 }
 
 impl MatcherBuilder {
@@ -304,7 +276,7 @@ impl MatcherBuilder {
         lang: &'static str,
     ) {
         self.norm.build(body);
-        let text = self.norm.text.replace(CLAUSE as char, " ");
+        let text = &self.norm.text;
         if text.is_empty() {
             return;
         }
@@ -312,20 +284,20 @@ impl MatcherBuilder {
         let last = text.chars().next_back().unwrap_or(' ');
         let left = left.unwrap_or(!unspaced(first));
         let right = right.unwrap_or(!unspaced(last));
-        let joinable = text.contains(' ') && !text.chars().any(unspaced);
+        let spaced = text.bytes().any(|b| b == SPACE || b == CLAUSE);
+        let joinable = spaced && !text.chars().any(unspaced);
+        let source: Box<str> = spec.into();
+        let pattern = Pattern { kind, lang, source, left, right };
         if joinable {
-            let joined: String = text.chars().filter(|&c| c != ' ').collect();
-            self.push(joined, kind, lang, spec, left, right);
+            let start = self.text.len() as u32;
+            self.text.extend(text.chars().filter(|&c| c != SPACE as char && c != CLAUSE as char));
+            self.texts.push((start, self.text.len() as u32));
+            self.patterns.push(pattern.clone());
         }
-        self.push(text, kind, lang, spec, left, right);
-    }
-
-    fn push(&mut self, text: String, kind: Kind, lang: &'static str, spec: &str, left: bool, right: bool) {
-        if !self.seen.insert((text.clone(), left, right, kind_key(kind))) {
-            return;
-        }
-        self.patterns.push(Pattern { kind, lang, source: spec.into(), left, right });
-        self.texts.push(text);
+        let start = self.text.len() as u32;
+        self.text.extend(text.chars().map(|c| if c == CLAUSE as char { SPACE as char } else { c }));
+        self.texts.push((start, self.text.len() as u32));
+        self.patterns.push(pattern);
     }
 
     /// Builds the tries; pattern ids start at `first_id`, so that matches of
@@ -334,7 +306,8 @@ impl MatcherBuilder {
         let mut bounded = TrieBuilder::default();
         let mut suffixes = TrieBuilder::default();
         let mut free = TrieBuilder::default();
-        for (i, (text, pattern)) in self.texts.iter().zip(&self.patterns).enumerate() {
+        for (i, (&(from, to), pattern)) in self.texts.iter().zip(&self.patterns).enumerate() {
+            let text = &self.text[from as usize..to as usize];
             let out = Out { pat: first_id + i as u32, right: pattern.right, kind: pattern.kind };
             if pattern.left {
                 bounded.insert(text.bytes(), out);
@@ -537,85 +510,134 @@ impl Trie {
     }
 }
 
-#[derive(Debug, Default)]
+/// Collects a trie's phrases; [`TrieBuilder::build`] sorts them and builds
+/// the trie in one pass, without an allocation per node.
+#[derive(Default)]
 struct TrieBuilder {
-    /// Node 0 is the root.
-    nodes: Vec<BuildNode>,
+    /// The phrases' bytes, one after another.
+    bytes: Vec<u8>,
+    /// Each phrase: its range in `bytes`, and its output.
+    entries: Vec<(u32, u32, Out)>,
 }
 
-#[derive(Debug, Default)]
+/// A node while the trie is built: its byte, first child and next sibling
+/// (children in byte order), and its outputs, a range of the sorted list.
 struct BuildNode {
-    /// (byte, child), sorted by byte.
-    children: Vec<(u8, u32)>,
-    outs: Vec<Out>,
+    byte: u8,
+    first: u32,
+    last: u32,
+    next: u32,
+    outs: u32,
+    out_len: u32,
+}
+
+impl BuildNode {
+    fn new(byte: u8) -> Self {
+        Self { byte, first: NONE, last: NONE, next: NONE, outs: 0, out_len: 0 }
+    }
 }
 
 impl TrieBuilder {
     fn insert(&mut self, text: impl Iterator<Item = u8>, out: Out) {
-        if self.nodes.is_empty() {
-            self.nodes.push(Default::default());
-        }
-        let mut node = 0;
-        for b in text {
-            let children = &self.nodes[node].children;
-            node = match children.binary_search_by_key(&b, |&(eb, _)| eb) {
-                Ok(i) => children[i].1 as usize,
-                Err(i) => {
-                    let child = self.nodes.len();
-                    self.nodes[node].children.insert(i, (b, child as u32));
-                    self.nodes.push(Default::default());
-                    child
-                }
-            };
-        }
-        self.nodes[node].outs.push(out);
+        let start = self.bytes.len() as u32;
+        self.bytes.extend(text);
+        self.entries.push((start, self.bytes.len() as u32, out));
     }
 
-    fn build(self) -> Trie {
+    fn build(mut self) -> Trie {
         let mut trie = Trie::default();
-        if self.nodes.is_empty() {
-            return trie;
+        let bytes = &self.bytes;
+        let text = |e: &(u32, u32, Out)| &bytes[e.0 as usize..e.1 as usize];
+        // Sorted (a phrase's outputs in the order they were added, which is
+        // their pattern ids'), phrases that share a prefix are neighbours, so
+        // each phrase only adds the nodes past its common prefix with the
+        // one before.
+        self.entries.sort_unstable_by(|a, b| text(a).cmp(text(b)).then(a.2.pat.cmp(&b.2.pat)));
+        let mut nodes = vec![BuildNode::new(0)];
+        let mut outs: Vec<Out> = Vec::with_capacity(self.entries.len());
+        // `path[i]`: the node of the previous phrase's first `i` bytes.
+        let mut path: Vec<u32> = vec![0];
+        let mut prev: &[u8] = &[];
+        for e in &self.entries {
+            let t = text(e);
+            if t.is_empty() {
+                continue;
+            }
+            let common = t.iter().zip(prev).take_while(|(a, b)| a == b).count();
+            path.truncate(common + 1);
+            for &b in &t[common..] {
+                let parent = *path.last().unwrap_or(&0) as usize;
+                let child = nodes.len() as u32;
+                nodes.push(BuildNode::new(b));
+                match nodes[parent].last {
+                    NONE => nodes[parent].first = child,
+                    last => nodes[last as usize].next = child,
+                }
+                nodes[parent].last = child;
+                path.push(child);
+            }
+            prev = t;
+            let node = &mut nodes[*path.last().unwrap_or(&0) as usize];
+            if node.out_len == 0 {
+                node.outs = outs.len() as u32;
+            }
+            // The same phrase, boundaries and kind from another table (or
+            // twice in one) is one output.
+            let have = &outs[node.outs as usize..(node.outs + node.out_len) as usize];
+            if !have.iter().any(|o| o.right == e.2.right && o.kind == e.2.kind) {
+                outs.push(e.2);
+                node.out_len += 1;
+            }
         }
+        let children = |n: &BuildNode| {
+            std::iter::successors((n.first != NONE).then_some(n.first), |&c| {
+                let next = nodes[c as usize].next;
+                (next != NONE).then_some(next)
+            })
+        };
         // Breadth-first order, without the root (which is the dense table).
-        let mut order: Vec<u32> = self.nodes[0].children.iter().map(|&(_, c)| c).collect();
+        let mut order: Vec<u32> = children(&nodes[0]).collect();
         let mut i = 0;
         while i < order.len() {
-            order.extend(self.nodes[order[i] as usize].children.iter().map(|&(_, c)| c));
+            order.extend(children(&nodes[order[i] as usize]));
             i += 1;
         }
-        let mut new_index = vec![NONE; self.nodes.len()];
+        let mut new_index = vec![NONE; nodes.len()];
         for (new, &old) in order.iter().enumerate() {
             new_index[old as usize] = new as u32;
         }
+        trie.nodes.reserve(order.len());
+        trie.outs.reserve(outs.len());
         for &old in &order {
-            let BuildNode { children, outs } = &self.nodes[old as usize];
-            let dense = children.len() >= DENSE_FANOUT;
+            let n = &nodes[old as usize];
+            let fanout = children(n).count();
+            let dense = fanout >= DENSE_FANOUT;
             let edges = if dense {
                 let mut table = [NONE; 256];
-                for &(b, child) in children {
-                    table[b as usize] = new_index[child as usize];
+                for c in children(n) {
+                    table[nodes[c as usize].byte as usize] = new_index[c as usize];
                 }
                 trie.dense.push(table);
                 trie.dense.len() as u32 - 1
             } else {
                 let start = trie.edge_bytes.len() as u32;
-                for &(b, child) in children {
-                    trie.edge_bytes.push(b);
-                    trie.edge_nodes.push(new_index[child as usize]);
+                for c in children(n) {
+                    trie.edge_bytes.push(nodes[c as usize].byte);
+                    trie.edge_nodes.push(new_index[c as usize]);
                 }
                 start
             };
             trie.nodes.push(Node {
                 edges,
                 outs: trie.outs.len() as u32,
-                edge_len: children.len() as u16,
-                out_len: u8::try_from(outs.len()).expect("at most 255 patterns per phrase"),
+                edge_len: fanout as u16,
+                out_len: u8::try_from(n.out_len).expect("at most 255 patterns per phrase"),
                 dense,
             });
-            trie.outs.extend_from_slice(outs);
+            trie.outs.extend_from_slice(&outs[n.outs as usize..(n.outs + n.out_len) as usize]);
         }
-        for &(b, child) in &self.nodes[0].children {
-            trie.root[b as usize] = new_index[child as usize];
+        for c in children(&nodes[0]) {
+            trie.root[nodes[c as usize].byte as usize] = new_index[c as usize];
         }
         trie
     }

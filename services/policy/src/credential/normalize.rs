@@ -3,7 +3,10 @@
 //! Every text the detector reads (and every rule term it knows) goes through
 //! [`Norm::build`], so rules and text meet in one spelling:
 //!
-//! - full-width ASCII (`ｐａｓｓｗｏｒｄ`) becomes ASCII, invisible characters
+//! - full-width ASCII (`ｐａｓｓｗｏｒｄ`) becomes ASCII and half-width katakana
+//!   full-width, a kana's voicing mark joins the kana before it, whether it
+//!   is a separate one (`ﾊﾟｽﾜｰﾄﾞ`, `ハ゜`) or a combining one (`ハ\u{309A}`),
+//!   so all read `パスワード`; invisible characters
 //!   (zero-width spaces and joiners, soft hyphens, combining marks, Arabic
 //!   tashkeel and tatweel, the Devanagari nukta) are dropped;
 //! - Unicode lower-casing, then Latin diacritics are folded (`contraseña` →
@@ -131,6 +134,14 @@ impl Norm {
         let mut chars = src.char_indices().peekable();
         while let Some((off, raw)) = chars.next() {
             let c = fold_width(raw);
+            // A kana voicing mark, combining or not (half-width `ﾊﾟｽﾜｰﾄﾞ`,
+            // decomposed `ハ\u{309A}`), joins the kana before it.
+            if let Some(semi) = voicing_mark(c) {
+                if st.in_token && st.script == Script::Dense {
+                    self.voice_last(semi);
+                }
+                continue;
+            }
             if is_ignorable(c) {
                 continue;
             }
@@ -151,7 +162,8 @@ impl Norm {
                 // A count in parentheses is part of the phrase around it
                 // (`Kurtarma ifadenizi (12 kelime) girin`, `復元フレーズ（12単語）を`),
                 // and so is one word glossing the word before it (`tu clave
-                // (contraseña) aquí`, `暗号（ぱすわーど）を`).
+                // (contraseña) aquí`, `暗号（ぱすわーど）を`) or a name of two or
+                // three capitalised words (`접속 문자열(JDBC URL)을`).
                 '(' | '（'
                     if counts_soon(&src[off + raw.len_utf8()..])
                         || glosses_soon(&src[off + raw.len_utf8()..]) =>
@@ -488,6 +500,19 @@ impl Norm {
         }
     }
 
+    /// Gives the kana that ends the text its voiced (`カ` → `ガ`) or, with
+    /// `semi`, semi-voiced (`ハ` → `パ`) form, if it has one.
+    fn voice_last(&mut self, semi: bool) {
+        let Some(last) = self.text.chars().next_back() else {
+            return;
+        };
+        if let Some(voiced) = voiced_kana(last, semi) {
+            // Both are three bytes long: `orig` and `tok` stay as they are.
+            self.text.pop();
+            self.text.push(voiced);
+        }
+    }
+
     /// Ends the current token; folds leetspeak and look-alikes in it.
     #[inline]
     fn end_token(&mut self, st: &mut Builder) {
@@ -623,7 +648,9 @@ fn is_cyrillic(c: char) -> bool {
         || matches!(c, 'ԁ' | 'α' | 'ε' | 'ι' | 'κ' | 'ν' | 'ο' | 'ρ' | 'τ' | 'υ' | 'χ')
 }
 
-/// Full-width ASCII forms and the ideographic space, as ASCII.
+/// Full-width ASCII forms and the ideographic space, as ASCII; half-width
+/// katakana and punctuation, as full-width (their sound marks as the
+/// combining ones, see [`voicing_mark`]).
 #[inline]
 fn fold_width(c: char) -> char {
     if c.is_ascii() {
@@ -632,8 +659,49 @@ fn fold_width(c: char) -> char {
     match c {
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
         '\u{3000}' => ' ',
+        '\u{FF61}'..='\u{FF9F}' => HALF_WIDTH_KANA[(c as u32 - 0xFF61) as usize],
         _ => c,
     }
+}
+
+/// U+FF61 to U+FF9F (`｡` … `ﾝ`, `ﾞ`, `ﾟ`) in their full-width forms.
+const HALF_WIDTH_KANA: [char; 63] = [
+    '。', '「', '」', '、', '・', 'ヲ', 'ァ', 'ィ', 'ゥ', 'ェ', 'ォ', 'ャ', 'ュ', 'ョ', 'ッ', 'ー', 'ア',
+    'イ', 'ウ', 'エ', 'オ', 'カ', 'キ', 'ク', 'ケ', 'コ', 'サ', 'シ', 'ス', 'セ', 'ソ', 'タ', 'チ', 'ツ',
+    'テ', 'ト', 'ナ', 'ニ', 'ヌ', 'ネ', 'ノ', 'ハ', 'ヒ', 'フ', 'ヘ', 'ホ', 'マ', 'ミ', 'ム', 'メ', 'モ',
+    'ヤ', 'ユ', 'ヨ', 'ラ', 'リ', 'ル', 'レ', 'ロ', 'ワ', 'ン', '\u{3099}', '\u{309A}',
+];
+
+/// Whether `c` is a kana voicing mark, combining (U+3099) or spacing (`゛`),
+/// or a semi-voicing one (U+309A, `゜`): `Some(true)` for the latter.
+#[inline]
+fn voicing_mark(c: char) -> Option<bool> {
+    match c {
+        '\u{3099}' | '\u{309B}' => Some(false),
+        '\u{309A}' | '\u{309C}' => Some(true),
+        _ => None,
+    }
+}
+
+/// The voiced (or, with `semi`, semi-voiced) form of a hiragana or
+/// katakana: `カ` → `ガ`, `ハ` → `バ` or `パ`, `ウ` → `ヴ`.
+fn voiced_kana(c: char, semi: bool) -> Option<char> {
+    let code = c as u32;
+    let (kata, hiragana) = match code {
+        0x3041..=0x3096 => (code + 0x60, true),
+        0x30A1..=0x30F6 => (code, false),
+        _ => return None,
+    };
+    let voiced = match kata {
+        // カ to ヂ: the plain ones are odd; ツ, テ, ト even.
+        0x30AB..=0x30C1 if kata % 2 == 1 && !semi => kata + 1,
+        0x30C4..=0x30C8 if kata % 2 == 0 && !semi => kata + 1,
+        // ハ, ヒ, フ, ヘ, ホ.
+        0x30CF..=0x30DB if (kata - 0x30CF) % 3 == 0 => kata + if semi { 2 } else { 1 },
+        0x30A6 if !semi => 0x30F4,
+        _ => return None,
+    };
+    char::from_u32(if hiragana { voiced - 0x60 } else { voiced })
 }
 
 /// Quote marks (see [`super::secrets::quoted_values`]).
@@ -662,14 +730,23 @@ fn closes_soon(rest: &str, open: char) -> bool {
 }
 
 /// Whether `rest`, right after an opening parenthesis, is one word of
-/// letters, closed (`contraseña)`, `ぱすわーど）`).
+/// letters, closed (`contraseña)`, `ぱすわーど）`), or two or three words
+/// that each start with a capital, a name (`JDBC URL)`, `Connection
+/// String)`).
 fn glosses_soon(rest: &str) -> bool {
     let Some(close) = rest.char_indices().take(24).find(|&(_, c)| c == ')' || c == '）').map(|(i, _)| i)
     else {
         return false;
     };
     let inner = &rest[..close];
-    !inner.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c == 'ー')
+    if !inner.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c == 'ー') {
+        return true;
+    }
+    let words = inner.split(' ');
+    (2..=3).contains(&words.clone().count())
+        && words.into_iter().all(|w| {
+            w.starts_with(|c: char| c.is_ascii_uppercase()) && w.chars().all(|c| c.is_ascii_alphabetic())
+        })
 }
 
 /// Whether `rest`, right after an opening parenthesis, is a number and at
@@ -1005,6 +1082,18 @@ mod tests {
     }
 
     #[test]
+    fn half_width_kana_and_sound_marks() {
+        assert_eq!(norm("ﾊﾟｽﾜｰﾄﾞ"), "パスワード");
+        assert_eq!(norm("ﾊ\u{309A}スワート\u{3099}"), "パスワード");
+        assert_eq!(norm("ハ゜スワート゛"), "パスワード");
+        assert_eq!(norm("ｱﾝｼｮｳﾊﾞﾝｺﾞｳ"), "アンショウバンゴウ");
+        assert_eq!(norm("ぱすわーと\u{3099}"), "ぱすわーど");
+        assert_eq!(norm("ｳﾞｨ"), "ヴィ");
+        // A mark that follows nothing it can voice is dropped.
+        assert_eq!(norm("ア\u{3099}"), "ア");
+    }
+
+    #[test]
     fn clauses() {
         let mut n = Norm::default();
         n.build("Never share it. Enter your password, then the PIN");
@@ -1022,6 +1111,9 @@ mod tests {
         // One word in parentheses glosses the word before it.
         assert_eq!(norm("tu clave (contraseña) aquí"), "tu clave contrasena aqui");
         assert_eq!(norm("la clave (ver abajo) aquí"), "la clave|ver abajo|aqui");
+        // So does a name of two or three capitalised words.
+        assert_eq!(norm("접속 문자열(JDBC URL)을"), "접속 문자열 jdbc url 을");
+        assert_eq!(norm("the URL (Not Here Please Now) x"), "the url|not here please now|x");
         let mut n = Norm::default();
         n.build("the .env and file.env, ~/.npmrc");
         let dotted: Vec<bool> = n.tokens.iter().map(|t| t.dotted).collect();

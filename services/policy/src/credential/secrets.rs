@@ -501,17 +501,30 @@ pub(crate) fn quoted_values(text: &str, out: &mut Vec<(usize, usize)>) {
         let apostrophe = c == '\'' && prev.is_some_and(char::is_alphanumeric);
         prev = Some(c);
         let Some(close) = opens.filter(|_| !apostrophe) else { continue };
+        // French guillemets keep a space inside (`« Soleil-2020 »`).
+        let pad = |s: &str| {
+            if c == '«' {
+                s.chars()
+                    .next()
+                    .filter(|&x| matches!(x, ' ' | '\u{A0}' | '\u{202F}'))
+                    .map_or(0, char::len_utf8)
+            } else {
+                0
+            }
+        };
         let start = at + c.len_utf8();
+        let start = start + pad(&text[start..]);
         let rest = &text[start..];
         let Some(len) = rest.find(|x: char| x == close || x.is_whitespace()) else { continue };
         let inner = rest[..len].chars().count();
-        let closed = rest[len..].starts_with(close);
+        let space = pad(&rest[len..]);
+        let closed = rest[len + space..].starts_with(close);
         let next = rest[len..].chars().nth(1);
         let glued = close == '\'' && next.is_some_and(|n| n.is_ascii_alphanumeric());
         if closed && (2..=64).contains(&inner) && !glued && guess_like(&rest[..len]) {
             out.push((start, start + len));
             prev = Some(close);
-            let skip = rest[..len + close.len_utf8()].chars().count();
+            let skip = rest[..len + space + close.len_utf8()].chars().count();
             for _ in 0..skip {
                 chars.next();
             }

@@ -11,6 +11,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "de",
     terms: &[
+        (ApiKey, &["händlerschlüssel", "händler schlüssel", "*händlerschlüssel"]),
+        (Passphrase, &["entsperrphrase", "entsperrsatz", "phrase zum entsperren"]),
         (ApiKey, &["mac schlüssel", "hmac schlüssel", "mac key", "hmac key"]),
         (OneTimeCode, &["tan liste", "itan", "indizierte tan", "tan aus der liste", "tan von ihrer liste"]),
         (Password, &["sicherheitsphrase", "telefonbanking passwort", "telefonbanking kennwort", "kennwort für telefonbanking", "codewort für telefonbanking", "ihr codewort", "dein codewort"]),
@@ -86,7 +88,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["antwort", "antworten"]),
     ],
-    blockers: &[
+    blockers: &["variablenname", "namen der variable", "geheimzutat", "geheime zutat", "geheimrezept", "geheimes rezept", "geheimtipp",
         "*hausschlüssel", "*autoschlüssel", "*wohnungsschlüssel", "*schlüsselbund", "öffentlicher schlüssel",
         "öffentlichen schlüssel", "*geschenkkarte", "*kundenkarte", "*bonuskarte", "*simkarte", "sim karte",
         "*speicherkarte", "*grafikkarte", "*visitenkarte", "*landkarte", "*spielkarte", "*kartenspiel",
@@ -103,7 +105,7 @@ pub(super) const RULES: LangRules = LangRules {
         "geben sie bescheid", "sag mir bescheid", "bescheid",
         "wie heißt der neue", "wie heißt die neue", "wie heißt das neue", "wie soll der neue", "wie soll die neue", "wie soll das neue",
     ],
-    meta_before: &[
+    meta_before: &["lebensdauer des", "lebensdauer der", "gültigkeitsdauer des", "gültigkeitsdauer der",
         "fingerabdruck des", "fingerabdruck ihres", "fingerabdruck deines",
         "wo liegt", "wo ist", "wo befindet sich", "pfad zur", "pfad zu", "pfad der", "pfad des",
         "länge des", "länge ihres", "mindestlänge", "mindestlänge des", "anzahl der", "anzahl", "maximale",
@@ -114,7 +116,7 @@ pub(super) const RULES: LangRules = LangRules {
         "kennung der",
     ],
     statements: &["ist", "sind", "wird", "werden", "muss", "müssen", "darf", "dürfen"],
-    meta_after: &[
+    meta_after: &["lebensdauer", "gültigkeitsdauer", "ablaufzeit",
         "funktion", "feature",
         "pfad", "speicherort", "fingerabdruck",
         "manager", "vergessen", "zurücksetzen", "ändern", "richtlinie", "richtlinien", "länge",
@@ -164,12 +166,12 @@ pub(super) const RULES: LangRules = LangRules {
         "*anfrage",
         "har datei", "postman umgebung",
     ],
-    own: &[
+    own: &["altes", "alte", "alten", "bisherige*", "vorherige*", "zuletzt verwendet*", "zuletzt benutzt*", "zuletzt genutzt*",
         "aktuelles", "aktuelle", "aktuellen", "derzeitiges", "derzeitige", "bestehendes", "bestehende",
         "jetziges", "mein", "meine", "verwenden sie", "benutzen sie", "nutzen sie", "verwendest du",
         "benutzt du", "nutzt du",
     ],
-    own_cues: &[
+    own_cues: &["welche antwort", "welche der antworten", "passt zu ihrer", "passt zu deiner", "ersten # ziffern", "ersten ziffern",
         "wie viele zeichen hat ihr", "wie viele zeichen hat dein", "wie lang ist ihr", "wie lang ist dein",
         "ohne es einzugeben", "ohne es einzutippen", "ohne es zu verraten", "ohne es zu nennen", "woraus besteht", "zusammensetzung ihres", "zusammensetzung deines",
         "beginnt die", "beginnt der", "endet die", "endet der", "fängt die", "hört die",
@@ -197,7 +199,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     back_cues: &[],
     dotfiles: &[],
-    credential_files: &[],
+    credential_files: &["wireguard konfiguration", "wireguard konfigurationsdatei", "openvpn konfiguration", "openvpn konfigurationsdatei", "openvpn profil", "wireguard profil", "WireGuard konfiguration", "WireGuard konfigurationsdatei", "OpenVPN konfiguration", "OpenVPN konfigurationsdatei", "OpenVPN profil", "WireGuard profil", ],
     credential_dotfiles: &[],
     please: &["bitte"],
     which: &["welcher", "welches", "welchen", "welche"],
@@ -210,11 +212,11 @@ pub(super) const RULES: LangRules = LangRules {
         "ihren geburtstag", "ihr geburtsjahr", "dein geburtsdatum", "dein geburtsjahr", "deinen geburtstag",
         "ihre telefonnummer",
     ],
-    copulas: &["ist", "lautet", "lautete", "noch", "war", "ist noch", "immer noch"],
+    copulas: &["noch immer", "ist", "lautet", "lautete", "noch", "war", "ist noch", "immer noch"],
     whether: &["ob",
         "bestätigen sie dass", "bestätige dass", "bestätigen dass",
     ],
-    security_question: &[
+    security_question: &["mädchenname deiner mutter", "mädchenname ihrer mutter", "*kontrollfrage", "verifizierungsfrage",
         "*sicherheitsfrage", "*sicherheitsfragen", "geheimfrage", "geheime frage", "mädchenname",
         "geburtsname ihrer mutter", "erstes haustier", "ersten haustiers", "erste schule",
         "besten kindheitsfreundes", "geburtsort",

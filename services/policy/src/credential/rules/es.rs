@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (ApiKey, &["llave de integridad", "llave secreta", "clave del comercio", "clave secreta del comercio", "llave del comercio"]),
+        (Passphrase, &["frase de desbloqueo", "frase que usas para desbloquear", "frase que usa para desbloquear", "frase para desbloquear"]),
         (ApiKey, &["clave mac", "clave hmac", "llave hmac", "clave secreta hmac"]),
         (OneTimeCode, &["tarjeta de coordenadas", "coordenadas de tu tarjeta", "coordenadas de su tarjeta", "coordenada de tu tarjeta", "coordenada de su tarjeta", "tarjeta de claves"]),
         (Password, &["clave ciec", "la ciec", "contraseña ciec", "contraseña del sat", "clave única", "claveúnica"]),
@@ -98,7 +100,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["respuesta", "respuestas"]),
     ],
-    blockers: &["clave prod serv", "clave prodserv", "clave producto", "clave de producto o servicio", "clave producto servicio", "clave de unidad", "clave unidad", "clave de unidad de medida", "clave sat de producto", "clave de rastreo", "clave interbancaria", "clave de elector", "clave catastral", "clave de país", "clave del país", "clave de la materia", "clave de materia", "clave del curso", "clave de artículo", "clave del artículo", "clave de almacén", "clave de régimen fiscal", "clave del régimen", "clave de uso cfdi", "clave de forma de pago", "clave de método de pago", 
+    blockers: &["nombre de la variable", "nombre de variable", "ingrediente secreto", "receta secreta", "salsa secreta", "arma secreta", "amigo secreto", "clave prod serv", "clave prodserv", "clave producto", "clave de producto o servicio", "clave producto servicio", "clave de unidad", "clave unidad", "clave de unidad de medida", "clave sat de producto", "clave de rastreo", "clave interbancaria", "clave de elector", "clave catastral", "clave de país", "clave del país", "clave de la materia", "clave de materia", "clave del curso", "clave de artículo", "clave del artículo", "clave de almacén", "clave de régimen fiscal", "clave del régimen", "clave de uso cfdi", "clave de forma de pago", "clave de método de pago",
         "en contra del", "en contra de la", "en contra de", "en contra",
         "palabra clave", "palabras clave", "clave pública", "punto clave", "puntos clave", "clave primaria",
         "clave foránea", "idea clave", "factor clave", "momento clave", "pieza clave", "papel clave",
@@ -127,7 +129,7 @@ pub(super) const RULES: LangRules = LangRules {
         "crea una clave de api", "crea una nueva clave de api", "crea un token", "crea un nuevo token", "cree una clave de api", "cree un token",
         "de upload", "de subida",
     ],
-    meta_before: &[
+    meta_before: &["vida útil del", "duración del", "tiempo de vida del", "caducidad del",
         "huella de", "la huella de",
         "dónde está", "dónde está tu", "ruta del", "ruta de", "ruta al",
         "longitud de la", "longitud mínima de la", "longitud de", "longitud mínima", "política de",
@@ -144,7 +146,7 @@ pub(super) const RULES: LangRules = LangRules {
         "borra", "borre", "quita", "quite", "elimina", "elimine",
     ],
     statements: &["es", "son", "será", "serán", "debe", "deben", "está", "están", "se guarda", "se guardan"],
-    meta_after: &[
+    meta_after: &["vida útil", "duración", "caducidad",
         "ruta", "huella",
         "olvidada", "expirada", "caducada", "filtrada", "comprometida", "guardada", "débil", "segura de",
         "actual caducó", "revocar", "eliminar", "borrar", "rotar", "nombre", "un nombre", "un título", "debe",
@@ -193,8 +195,8 @@ pub(super) const RULES: LangRules = LangRules {
         "cadena mongodb srv", "cadena srv",
         "entorno de postman", "archivo har",
     ],
-    own: &["actual", "existente", "mi", "usas", "utilizas", "usa", "utiliza", "que usas", "que utilizas"],
-    own_cues: &[
+    own: &["más reciente", "que usaste", "que usó", "usaste por última vez", "actual", "existente", "mi", "usas", "utilizas", "usa", "utiliza", "que usas", "que utilizas"],
+    own_cues: &["cuál de las respuestas", "qué respuesta", "coincide con tu", "coincide con su", "los dos primeros dígitos", "primeros # dígitos", "los # primeros dígitos",
         "cuántos caracteres tiene tu", "cuántos caracteres tiene su",
         "sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "cómo está compuesta", "composición de tu", "caracteres de tu",
         "alguna de estas", "alguno de estos", "es tu", "es esta tu", "de la lista", "empieza por",
@@ -228,7 +230,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     copulas: &["es", "sigue siendo", "era", "sigue", "todavía es", "aún es"],
     whether: &["si"],
-    security_question: &[
+    security_question: &["apellido de soltera de tu madre", "apellido de soltera de su madre", "pregunta secreta de verificación",
         "pregunta de seguridad", "preguntas de seguridad", "pregunta secreta", "preguntas secretas",
         "pregunta de verificación", "primera mascota", "nombre de soltera", "primer colegio",
         "mejor amigo de la infancia", "ciudad natal", "ciudad donde naciste",
@@ -253,5 +255,6 @@ pub(super) const RULES: LangRules = LangRules {
     public: &["público", "pública"],
     other_sense: &["catálogo del sat", "catálogo sat", "catálogos del sat", "cfdi", "timbrar", "timbrado", "uso cfdi", "régimen fiscal", "clave prod serv", "clave de producto o servicio", "colegiatura", "enfermería", "títulos", "compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
     not_negations: &["sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
+    credential_files: &["configuración de wireguard", "configuración wireguard", "archivo de wireguard", "configuración de openvpn", "perfil de openvpn", "archivo ovpn", "configuración de WireGuard", "configuración WireGuard", "archivo de WireGuard", "configuración de OpenVPN", "perfil de OpenVPN"],
     ..LangRules::EMPTY
 };

@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "fr",
     terms: &[
+        (ApiKey, &["clé marchand", "clé du marchand", "clé secrète du commerçant", "clé commerçant"]),
+        (Passphrase, &["phrase de déverrouillage", "phrase que vous utilisez pour déverrouiller", "phrase que tu utilises pour déverrouiller", "phrase pour déverrouiller"]),
         (ApiKey, &["clé mac", "clé hmac", "clé secrète hmac", "clé de signature hmac", "clé hmac de signature"]),
         (OneTimeCode, &["carte de codes", "grille de codes", "carte à grille", "carte de clés personnelles"]),
         (Password, &["phrase de sécurité", "mot code", "code secret bancaire"]),
@@ -80,7 +82,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["réponse", "réponses"]),
     ],
-    blockers: &[
+    blockers: &["nom de la variable", "nom de variable", "ingrédient secret", "ingrédients secrets", "recette secrète", "sauce secrète", "arme secrète", "jardin secret", "père noël secret",
         "code postal", "code promo", "code de réduction", "code de parrainage", "code source", "code pays",
         "code qr", "code barre", "code barres", "code d'erreur", "code de suivi", "code de réservation",
         "code cadeau", "code d'invitation", "code de la route", "code vestimentaire", "code couleur",
@@ -94,7 +96,7 @@ pub(super) const RULES: LangRules = LangRules {
         "jeton public", "token public",
     ],
     not_requests: &["nous vous enverrons", "vous recevrez", "renvoyer", "créez une clé d api", "créez un jeton", "créez un token", "crée un jeton", "crée un token", "d upload"],
-    meta_before: &[
+    meta_before: &["durée de vie du", "durée de vie de", "durée de validité du",
         "où se trouve", "où est", "chemin du", "chemin de",
         "gestionnaire de", "longueur du", "longueur minimale du", "longueur de", "politique de",
         "politique des", "nombre de", "limite de", "réinitialiser votre", "réinitialiser le",
@@ -108,7 +110,7 @@ pub(super) const RULES: LangRules = LangRules {
         "supprime", "supprimez", "retire", "retirez", "efface", "effacez",
     ],
     statements: &["est", "sont", "sera", "seront", "doit", "doivent"],
-    meta_after: &[
+    meta_after: &["durée de vie", "durée de validité",
         "chemin", "emplacement", "empreinte",
         "oublié", "perdu", "expiré", "compromis", "enregistré", "oubliée", "perdue", "révoquer", "supprimer",
         "renouveler", "nom", "un nom", "un titre", "doit", "doivent", "devra", "valide", "toujours valide",
@@ -151,11 +153,11 @@ pub(super) const RULES: LangRules = LangRules {
         "chaîne mongodb srv", "chaîne srv",
         "fichier har", "environnement postman",
     ],
-    own: &[
+    own: &["le plus récent", "la plus récente", "que vous avez utilisé", "utilisé en dernier",
         "actuel", "actuelle", "existant", "existante", "mon", "ma", "utilisez", "utilises", "vous utilisez",
         "tu utilises",
     ],
-    own_cues: &[
+    own_cues: &["quelle réponse", "laquelle de ces réponses", "correspond à votre", "correspond à ta", "# premiers chiffres", "premiers chiffres",
         "combien de caractères a votre", "combien de caractères compte votre", "combien de caractères contient votre",
         "sans le taper", "sans la taper", "sans le saisir", "sans l'écrire", "sans nous le donner", "sans nous le dire", "de quoi est composé", "comment est composé", "composition de votre",
         "l un de ceux ci", "l une de celles ci", "l un des suivants",
@@ -189,9 +191,9 @@ pub(super) const RULES: LangRules = LangRules {
         "identique à", "pareil que", "est il le même que", "votre date de naissance",
         "votre année de naissance", "votre anniversaire", "votre numéro de téléphone",
     ],
-    copulas: &["est", "est il", "est elle", "était", "est toujours", "reste", "c est"],
+    copulas: &["toujours", "est", "est il", "est elle", "était", "est toujours", "reste", "c est"],
     whether: &["si"],
-    security_question: &[
+    security_question: &["nom de jeune fille de votre mère", "nom de jeune fille de ta mère", "question de vérification",
         "question secrète", "questions secrètes", "question de sécurité", "questions de sécurité",
         "nom de jeune fille", "premier animal", "première école", "meilleur ami d enfance",
         "ville de naissance",
@@ -211,5 +213,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["contenu", "contenu du", "contenu de ton", "contenu de votre", "fichier", "complet", "complète", "entier"],
     not_negations: &["sans le taper", "sans la taper", "sans le saisir", "sans l'écrire", "sans nous le donner", "sans nous le dire", "pas dans le chat", "pas par e mail", "pas par mail", "n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
+    credential_files: &["configuration wireguard", "configuration de wireguard", "fichier wireguard", "configuration openvpn", "profil openvpn", "fichier ovpn", "fichier ovh conf", "configuration WireGuard", "configuration de WireGuard", "fichier WireGuard", "configuration OpenVPN", "profil OpenVPN"],
     ..LangRules::EMPTY
 };

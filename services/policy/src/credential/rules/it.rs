@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "it",
     terms: &[
+        (ApiKey, &["chiave del commerciante", "chiave segreta del negozio", "chiave esercente"]),
+        (Passphrase, &["frase di sblocco", "frase che usi per sbloccare", "frase per sbloccare"]),
         (ApiKey, &["chiave mac", "chiave segreta mac", "chiave hmac", "chiave di firma hmac", "chiave segreta hmac"]),
         (Password, &["frase di sicurezza"]),
         (Password, &["pass del wifi", "pass del wi fi", "la pass del wifi", "pass della rete"]),
@@ -71,7 +73,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardExpiry, Sense::NeedsCard, &["data di scadenza", "scadenza", "valida fino al"]),
         (Password, Sense::NeedsQuestion, &["risposta", "risposte"]),
     ],
-    blockers: &[
+    blockers: &["nome della variabile", "ingrediente segreto", "ricetta segreta", "salsa segreta", "arma segreta",
         "codice postale", "codice sconto", "codice promozionale", "codice coupon", "codice fiscale",
         "codice sorgente", "codice a barre", "codice qr", "codice di tracciamento", "codice di tracking",
         "codice prodotto", "codice di prenotazione", "codice invito", "codice regalo", "codice di errore",
@@ -85,7 +87,7 @@ pub(super) const RULES: LangRules = LangRules {
         "token pubblico",
     ],
     not_requests: &["ti invieremo", "le invieremo", "invieremo", "reinvia", "abbiamo inviato un", "crea una chiave api", "crea una nuova chiave api", "crea un token", "crea un nuovo token", "di upload", "per upload", "di caricamento"],
-    meta_before: &[
+    meta_before: &["durata del", "tempo di vita del",
         "impronta della", "impronta del", "l'impronta della",
         "dove si trova", "dov'è", "percorso del", "percorso della",
         "gestore di", "gestore delle", "gestore password", "lunghezza della", "lunghezza minima della",
@@ -97,7 +99,7 @@ pub(super) const RULES: LangRules = LangRules {
         "mostra", "id della", "id del", "identificativo della", "identificativo del",
     ],
     statements: &["è", "sono", "sarà", "saranno", "deve", "devono"],
-    meta_after: &[
+    meta_after: &["durata",
         "percorso", "impronta",
         "dimenticata", "scaduta", "compromessa", "salvata", "debole", "revocare", "eliminare", "nome",
         "un nome", "un titolo", "deve", "devono", "dovrà", "valida", "valido", "ancora valida",
@@ -135,8 +137,8 @@ pub(super) const RULES: LangRules = LangRules {
         "request", "chiamata api",
         "stringa mongodb srv", "stringa srv",
     ],
-    own: &["con cui accedi", "che usi", "attuale", "esistente", "mia", "mio", "usi", "utilizzi", "usa", "utilizza"],
-    own_cues: &[
+    own: &["più recente", "che hai usato", "usata per ultima", "usato per ultimo", "con cui accedi", "che usi", "attuale", "esistente", "mia", "mio", "usi", "utilizzi", "usa", "utilizza"],
+    own_cues: &["quale risposta", "quale delle risposte", "corrisponde alla tua", "prime # cifre", "prime cifre",
         "quanti caratteri ha la tua", "quanti caratteri ha la sua",
         "com'è composta", "com è composta", "come è composta", "composizione della tua", "senza scriverla", "senza scriverlo", "senza digitarla", "senza digitarlo",
         "una di queste", "uno di questi", "è la tua", "è il tuo", "dalla lista", "inizia con", "finisce con",
@@ -163,9 +165,9 @@ pub(super) const RULES: LangRules = LangRules {
         "uguale a", "la stessa che", "la tua data di nascita", "il tuo anno di nascita", "il tuo compleanno",
         "ancora quella", "è ancora quella", "ancora la stessa", "la stessa di", "uguale a", "contiene", "inizia con", "finisce con", "termina con",
     ],
-    copulas: &["è", "è ancora", "era", "resta", "rimane"],
+    copulas: &["ancora", "è", "è ancora", "era", "resta", "rimane"],
     whether: &["se"],
-    security_question: &[
+    security_question: &["cognome da nubile di tua madre", "cognome da nubile della madre", "domanda di verifica",
         "domanda di sicurezza", "domande di sicurezza", "domanda segreta", "domande segrete",
         "cognome da nubile", "nome da nubile", "primo animale", "prima scuola", "migliore amico d infanzia",
         "città natale",
@@ -185,5 +187,6 @@ pub(super) const RULES: LangRules = LangRules {
     public: &["pubblico", "pubblica"],
     not_negations: &["senza scriverla", "senza scriverlo", "senza digitarla", "senza digitarlo", "non in chat", "non nella chat", "non per email", "non dimenticare", "non dimenticate", "non scordare", "non solo"],
     other_sense: &["una parola", "ogni parola", "parola che", "la parola", "le parole", "parole"],
+    credential_files: &["configurazione wireguard", "configurazione di wireguard", "file wireguard", "configurazione openvpn", "profilo openvpn", "file ovpn", "configurazione WireGuard", "configurazione di WireGuard", "file WireGuard", "configurazione OpenVPN", "profilo OpenVPN"],
     ..LangRules::EMPTY
 };

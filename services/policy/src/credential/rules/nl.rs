@@ -8,6 +8,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "nl",
     terms: &[
+        (ApiKey, &["merchant sleutel", "winkeliersleutel"]),
+        (Passphrase, &["ontgrendelzin", "ontgrendelingszin", "zin om te ontgrendelen"]),
         (ApiKey, &["hmac sleutel", "mac sleutel"]),
         (Password, &["beveiligingszin", "veiligheidszin"]),
         (Password, &["wachtw", "ww"]),
@@ -64,7 +66,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardExpiry, Sense::NeedsCard, &["vervaldatum", "geldig tot", "vervalmaand", "vervaljaar"]),
         (Password, Sense::NeedsQuestion, &["antwoord", "antwoorden"]),
     ],
-    blockers: &[
+    blockers: &["variabelenaam", "naam van de variabele", "geheim ingrediënt", "geheime ingrediënt", "geheim recept",
         "*kortingscode", "*postcode", "*actiecode", "*cadeaukaart", "*cadeaubon", "*klantenkaart",
         "*spaarkaart", "*simkaart", "sim kaart", "*geheugenkaart", "*videokaart", "*kaartspel", "trello kaart",
         "*visitekaartje", "*landkaart", "*plattegrond", "*ov chipkaart", "*ovchipkaart", "*sleutelbos",
@@ -74,7 +76,7 @@ pub(super) const RULES: LangRules = LangRules {
         "naam token", "naam van de token", "naam van de sleutel", "sleutelnaam", "tokennaam",
     ],
     not_requests: &["we sturen je", "we sturen u", "opnieuw versturen", "laten weten wanneer", "laten weten of", "laten weten hoe", "laten weten welke", "laten weten hoeveel", "kun je me laten weten", "kunt u mij laten weten", "kan je me laten weten", "wil je me laten weten", "kunt u me laten weten"],
-    meta_before: &[
+    meta_before: &["levensduur van", "geldigheidsduur van",
         "pad van de", "pad van", "vingerafdruk van",
         "waar staat", "waar is", "pad naar",
         "lengte van het", "minimale lengte", "minimale lengte van het", "beleid voor", "aantal",
@@ -83,7 +85,7 @@ pub(super) const RULES: LangRules = LangRules {
         "welke rechten heeft", "id van de", "id van het",
     ],
     statements: &["is", "zijn", "wordt", "worden", "moet", "moeten"],
-    meta_after: &[
+    meta_after: &["levensduur", "geldigheidsduur",
         "pad", "locatie", "vingerafdruk",
         "vergeten", "wijzigen", "resetten", "beleid", "lengte", "beheerder", "manager", "limiet", "budget",
         "vereisten", "sterkte", "verlopen", "gewijzigd", "opslaan", "een naam", "naam", "intrekken",
@@ -120,8 +122,8 @@ pub(super) const RULES: LangRules = LangRules {
         "*databaseurl", "configuratiebestand", "regel", "variabele", "blok", "sectie", "fragment",
         "omgevingsvariabelen", "verzoek", "request", "api aanroep",
     ],
-    own: &["huidige", "bestaande", "mijn", "gebruik je", "gebruikt u", "gebruik jij", "gebruikt je"],
-    own_cues: &[
+    own: &["meest recent*", "laatst gebruikt*", "die je gebruikte", "huidige", "bestaande", "mijn", "gebruik je", "gebruikt u", "gebruik jij", "gebruikt je"],
+    own_cues: &["welk antwoord", "welke van de antwoorden", "past bij je", "past bij uw", "eerste # cijfers", "eerste cijfers",
         "hoe lang is je", "hoe lang is uw", "hoeveel tekens heeft je", "hoeveel tekens heeft uw", "hoeveel tekens telt je",
         "zonder het in te typen", "zonder het te typen", "zonder het te noemen", "waaruit bestaat", "samenstelling van je",
         "is dit uw", "is dit je", "een van deze", "één van deze", "begint met", "eindigt op", "eindigt met",
@@ -143,9 +145,9 @@ pub(super) const RULES: LangRules = LangRules {
         "bevat", "langer dan", "korter dan", "heeft meer dan", "hetzelfde als", "gelijk aan", "dezelfde als",
         "je geboortejaar", "je geboortedatum", "uw geboortejaar", "uw geboortedatum", "je verjaardag",
     ],
-    copulas: &["is", "luidt", "nog steeds", "nog", "was"],
+    copulas: &["nog altijd", "is", "luidt", "nog steeds", "nog", "was"],
     whether: &["of", "klopt het dat"],
-    security_question: &[
+    security_question: &["meisjesnaam van je moeder", "meisjesnaam van uw moeder", "verificatievraag",
         "*beveiligingsvraag", "*beveiligingsvragen", "geheime vraag", "controlevraag", "meisjesnaam",
         "eerste huisdier", "eerste school", "beste jeugdvriend", "geboorteplaats",
         "straat woonde je als kind", "straat waar je opgroeide", "straat waarin je opgroeide",
@@ -162,5 +164,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["digi d", "digid", "mijn overheid", "inhoud", "inhoud van", "bestand", "volledige", "hele"],
     not_negations: &["zonder het in te typen", "zonder het te typen", "zonder het te noemen", "niet in de chat", "niet via de chat", "niet per mail", "vergeet niet", "niet vergeten", "niet alleen"],
+    credential_files: &["wireguard configuratie", "wireguard config bestand", "openvpn configuratie", "openvpn profiel", "ovpn bestand", "WireGuard configuratie", "WireGuard config bestand", "OpenVPN configuratie", "OpenVPN profiel"],
     ..LangRules::EMPTY
 };

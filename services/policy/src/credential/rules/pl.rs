@@ -9,6 +9,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pl",
     terms: &[
+        (ApiKey, &["klucz crc", "klucza crc", "klucz sprzedawcy", "klucza sprzedawcy"]),
+        (Passphrase, &["fraza odblokowująca", "frazę odblokowującą", "fraza do odblokowania", "frazę do odblokowania"]),
         (Password, &["hasło do konta", "hasła do konta", "hasło do logowania", "hasła do logowania", "hasło dostępu", "hasło do banku", "hasło do poczty", "hasło do panelu"]),
         (ApiKey, &["klucz hmac", "klucza hmac", "klucz mac", "klucza mac"]),
         (OneTimeCode, &["karta kodów", "karty kodów", "kartę kodów", "karcie kodów", "kod z karty kodów", "kodu z karty kodów"]),
@@ -85,7 +87,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["odpowiedź", "odpowiedzi", "odpowiedzią"]),
     ],
-    blockers: &["hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "hasło krzyżówki", "hasła krzyżówki", "hasło z krzyżówki", "haslo krzyzowki", "hasło dnia", 
+    blockers: &["nazwa zmiennej", "nazwę zmiennej", "sekretny składnik", "tajny składnik", "sekretny przepis", "tajny przepis", "sekretnego składnika", "tajnego składnika", "hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "hasło krzyżówki", "hasła krzyżówki", "hasło z krzyżówki", "haslo krzyzowki", "hasło dnia",
         "kod pocztowy", "kodu pocztowego", "kod rabatowy", "kodu rabatowego", "kod promocyjny",
         "kodu promocyjnego", "kod źródłowy", "kodu źródłowego", "kod kreskowy", "kod qr", "kod kraju",
         "kod kupon", "kod zniżkowy", "kod polecający", "kod zaproszenia", "kod błędu", "kod produktu",
@@ -98,7 +100,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nazwa tokenu", "nazwa klucza", "nazwa token",
     ],
     not_requests: &["uprawnień potrzebuje", "czego potrzebuje", "co potrzebuje", "jakich potrzebuje", "ile potrzebuje", "potrzebuje token", "potrzebuje klucz", "potrzebuje hasło", "potrzebuje aplikacja", "wyślemy", "wyślemy ci", "ponownie wyślij"],
-    meta_before: &[
+    meta_before: &["czas życia", "czas ważności",
         "gdzie jest", "gdzie leży", "ścieżkę do", "ścieżka do",
         "menedżer", "menedżera", "menedżerze", "długość", "minimalna długość", "minimalną długość",
         "polityka", "zasady", "wymagania dotyczące", "limit", "liczba", "liczbę", "zresetuj", "resetowanie",
@@ -107,7 +109,7 @@ pub(super) const RULES: LangRules = LangRules {
         "siła", "zapisz", "zapamiętaj", "generator", "identyfikator", "id klucza", "id tokenu",
     ],
     statements: &["jest", "są", "będzie", "będą", "musi", "muszą"],
-    meta_after: &[
+    meta_after: &["czas życia", "czas ważności",
         "ścieżka", "ścieżkę", "ścieżki", "lokalizacja", "odcisk",
         "menedżer", "wygasło", "wyciekło", "zapomniane", "zmienione", "usunąć", "unieważnić", "nazwa",
         "nazwę", "tytuł", "musi", "muszą", "powinno", "powinien", "powinna", "ważne", "ważny", "nadal ważne",
@@ -148,11 +150,11 @@ pub(super) const RULES: LangRules = LangRules {
         "dsn", "dsn do bazy",
         "docker login", "polecenie docker login", "linijk*",
     ],
-    own: &[
+    own: &["ostatnio używan*", "którego używałeś", "którego używałaś",
         "obecny", "obecne", "obecnym", "obecnego", "aktualne", "aktualny", "aktualnym", "bieżące", "bieżący",
         "moje", "mój", "używasz", "używa pan", "używa pani", "używacie",
     ],
-    own_cues: &[
+    own_cues: &["która z odpowiedzi", "która odpowiedź", "pasuje do twojego", "pasuje do twojej", "pasuje do twoich", "dwie pierwsze cyfry", "pierwsze dwie cyfry", "trzy pierwsze cyfry", "pierwsze # cyfry", "pierwszych # cyfr", "pierwsze cyfry",
         "ile znaków ma twoje", "ile znaków ma twój", "ile znaków ma",
         "bez wpisywania", "bez podawania go", "bez wpisywania go", "z czego składa się", "jak jest zbudowane",
         "jedno z poniższych", "jednym z poniższych", "jedno z tych", "jednym z tych", "z poniższych",
@@ -186,7 +188,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     copulas: &["to", "jest", "brzmi", "nadal", "wciąż", "było"],
     whether: &["czy"],
-    security_question: &[
+    security_question: &["pytanie weryfikacyjne", "pytania weryfikacyjnego", "pytanie sekretne", "tajne pytanie", "nazwisko panieńskie twojej matki", "nazwisko panieńskie mamy",
         "pytanie bezpieczeństwa", "pytania bezpieczeństwa", "pytaniu bezpieczeństwa",
         "pytanie zabezpieczające", "pytania zabezpieczającego", "pytanie pomocnicze", "pytania pomocniczego",
         "pytanie kontrolne", "pytania kontrolnego", "pierwszy zwierzak", "pierwszego zwierzaka",
@@ -211,5 +213,6 @@ pub(super) const RULES: LangRules = LangRules {
     tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],
     not_negations: &["bez wpisywania", "bez podawania go", "bez wpisywania go", "nie na czacie", "nie w czacie", "nie mailem", "nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
     other_sense: &["krzyżówka", "krzyżówki", "krzyżówkę", "krzyżówce", "krzyżówek", "krzyżówkowe", "rozwiązanie krzyżówki", "hasło krzyżówki", "hasło z krzyżówki", "hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "slogan", "sloganu", "slogany", "rebus", "rebusu", "zagadka", "zagadki", "łamigłówka", "łamigłówki"],
+    credential_files: &["konfiguracja wireguard", "konfigurację wireguard", "konfiguracji wireguard", "plik wireguard", "konfigurację openvpn", "profil openvpn", "plik ovpn", "konfiguracja WireGuard", "konfigurację WireGuard", "konfiguracji WireGuard", "plik WireGuard", "konfigurację OpenVPN", "profil OpenVPN"],
     ..LangRules::EMPTY
 };

@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pt",
     terms: &[
+        (ApiKey, &["chave do lojista", "chave secreta do lojista", "chave de integridade", "chave do comerciante"]),
+        (Passphrase, &["frase de desbloqueio", "frase que você usa para desbloquear", "frase para desbloquear"]),
         (ApiKey, &["chave mac", "chave hmac", "chave secreta hmac"]),
         (OneTimeCode, &["cartão de chaves", "cartão chave de segurança", "cartão de chaves de segurança", "tabela de senhas", "cartão de senhas", "cartão de coordenadas"]),
         (Password, &["frase de segurança", "frase secreta"]),
@@ -85,7 +87,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, Sense::NeedsQuestion, &["resposta", "respostas"]),
         (Password, Sense::UnlessQueue, &["senha", "senhas"]),
     ],
-    blockers: &[
+    blockers: &["nome da variável", "nome de variável", "ingrediente secreto", "receita secreta", "molho secreto", "amigo secreto",
         "código postal", "código de desconto", "código promocional", "código do cupom", "cupom",
         "código de rastreio", "código de rastreamento", "código de barras", "código fonte", "código qr",
         "código do produto", "código de indicação", "código de convite", "código de erro", "código do país",
@@ -102,7 +104,7 @@ pub(super) const RULES: LangRules = LangRules {
         "token público",
     ],
     not_requests: &["enviaremos", "vamos enviar", "reenviar", "enviamos para você", "crie uma chave de api", "crie uma nova chave de api", "crie um token", "crie um novo token", "de upload"],
-    meta_before: &[
+    meta_before: &["tempo de vida do", "duração do",
         "impressão digital da", "impressão digital do",
         "onde fica", "onde está", "caminho do", "caminho da",
         "gerenciador de", "gestor de", "tamanho da", "tamanho mínimo da", "comprimento da", "política de",
@@ -114,7 +116,7 @@ pub(super) const RULES: LangRules = LangRules {
         "id do", "identificador da", "identificador do",
     ],
     statements: &["é", "são", "será", "serão", "deve", "devem", "está", "estão"],
-    meta_after: &[
+    meta_after: &["tempo de vida",
         "caminho", "impressão digital",
         "esquecida", "expirada", "vazada", "comprometida", "salva", "fraca", "revogar", "excluir", "apagar",
         "nome", "um nome", "um título", "deve", "devem", "deverá", "precisa ter", "válida", "válido",
@@ -157,8 +159,8 @@ pub(super) const RULES: LangRules = LangRules {
         "string mongodb srv", "string srv",
         "arquivo har", "ambiente do postman",
     ],
-    own: &["cadastrada", "cadastrado", "registrada", "que você usa", "atual", "existente", "minha", "meu", "você usa", "usa", "utiliza", "você utiliza"],
-    own_cues: &[
+    own: &["mais recente", "que você usou", "usou por último", "cadastrada", "cadastrado", "registrada", "que você usa", "atual", "existente", "minha", "meu", "você usa", "usa", "utiliza", "você utiliza"],
+    own_cues: &["qual resposta", "qual das respostas", "corresponde à sua", "dois primeiros dígitos", "primeiros # dígitos", "primeiros dígitos",
         "quantos caracteres tem a sua", "quantos caracteres tem sua",
         "sem digitá la", "sem digitar", "sem escrevê la", "sem revelar", "como é composta", "composição da sua",
         "é a sua", "é o seu", "uma destas", "um destes", "da lista", "começa com", "termina com", "palavra #",
@@ -198,9 +200,9 @@ pub(super) const RULES: LangRules = LangRules {
         "sua data de nascimento", "seu aniversário", "seu ano de nascimento", "seu telefone",
         "inclui", "contém", "tem mais de", "começa com", "começa por", "termina em", "é igual a",
     ],
-    copulas: &["é", "ainda é", "era", "continua sendo", "continua"],
+    copulas: &["continua a ser", "é", "ainda é", "era", "continua sendo", "continua"],
     whether: &["se"],
-    security_question: &[
+    security_question: &["nome de solteira da sua mãe", "nome de solteira da mãe", "pergunta de verificação",
         "pergunta de segurança", "perguntas de segurança", "pergunta secreta", "perguntas secretas",
         "nome de solteira", "primeiro animal", "primeira escola", "melhor amigo de infância", "cidade natal",
         "escola onde você estudou", "escola onde você fez", "rua onde você cresceu", "cidade onde você nasceu", "primeira professora", "primeiro professor",
@@ -227,5 +229,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["conteúdo", "conteúdo do", "conteúdo do seu", "conteúdo da", "arquivo", "ficheiro", "completo", "inteiro"],
     need_cues: &["precisar do", "precisar da", "vou precisar do", "vou precisar da", "vamos precisar do", "vamos precisar da"],
+    credential_files: &["configuração do wireguard", "configuração wireguard", "arquivo do wireguard", "configuração do openvpn", "perfil do openvpn", "arquivo ovpn", "configuração do WireGuard", "configuração WireGuard", "arquivo do WireGuard", "configuração do OpenVPN", "perfil do OpenVPN"],
     ..LangRules::EMPTY
 };

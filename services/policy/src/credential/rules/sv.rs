@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "sv",
     terms: &[
+        (ApiKey, &["handlarnyckel", "handlarnyckeln"]),
+        (Passphrase, &["upplåsningsfras*", "frasen du använder för att låsa upp"]),
         (ApiKey, &["hmac nyckel", "hmac nyckeln", "mac nyckel", "mac nyckeln"]),
         (OneTimeCode, &["kodkort", "kodkortet", "koden från kodkortet"]),
         (Password, &["säkerhetsfras"]),
@@ -83,7 +85,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["svar", "svaret", "svaren"]),
     ],
-    blockers: &[
+    blockers: &["variabelnamn", "namnet på variabeln", "hemlig ingrediens", "hemliga ingrediensen", "hemligt recept",
         "*rabattkod", "*postnummer", "*kampanjkod", "*presentkort", "*kundkort", "*medlemskort", "*simkort",
         "*minneskort", "*grafikkort", "*kortspel", "trello kort", "*visitkort", "*vykort", "*landskod",
         "*felkod", "*källkod", "*streckkod", "qr kod", "*qrkoden", "*bokningskod", "*inbjudningskod",
@@ -95,7 +97,7 @@ pub(super) const RULES: LangRules = LangRules {
         "tokennamn", "nyckelnamn", "namn på token", "namn på nyckeln",
     ],
     not_requests: &["vi skickar", "vi skickar dig", "skicka igen", "skicka om", "skickar en ny", "tryck enter"],
-    meta_before: &[
+    meta_before: &["livslängd för",
         "fingeravtryck för", "sökväg till", "sökvägen till",
         "var ligger", "var finns",
         "längd på", "minsta längd", "minimilängd", "minimilängden", "policy för", "antal", "maximalt antal",
@@ -106,7 +108,7 @@ pub(super) const RULES: LangRules = LangRules {
         "etikett för",
     ],
     statements: &["är", "måste", "ska", "bör", "får", "kan", "sparas", "lagras", "hanteras"],
-    meta_after: &[
+    meta_after: &["livslängd", "giltighetstid",
         "sökväg", "sökvägen", "fingeravtryck",
         "glömt", "ändras", "ändra", "återställning", "återställa", "policy", "policyn", "längd", "längden",
         "hanterare", "hanteraren", "gräns", "gränsen", "budget", "budgeten", "krav", "kraven", "styrka",
@@ -144,8 +146,8 @@ pub(super) const RULES: LangRules = LangRules {
         "blocket", "avsnitt", "avsnittet", "sektion", "sektionen", "utdrag", "förfrågan", "anropet",
         "miljövariabler", "miljövariablerna", "inställningar", "smtp inställningar", "smtp inställningarna",
     ],
-    own: &["nuvarande", "befintliga", "befintligt", "mitt", "min", "mina", "du använder", "som du använder", "du valde"],
-    own_cues: &[
+    own: &["senast använd*", "du senast använde", "nuvarande", "befintliga", "befintligt", "mitt", "min", "mina", "du använder", "som du använder", "du valde"],
+    own_cues: &["vilket svar", "vilket av svaren", "de två första siffrorna", "första siffrorna",
         "hur många tecken har ditt", "hur många tecken har", "hur långt är ditt",
         "utan att skriva det", "utan att skriva in det", "utan att ange det", "vad består",
         "är detta ditt", "är detta din", "är det här ditt", "är det här din", "en av dessa", "ett av dessa",
@@ -169,9 +171,9 @@ pub(super) const RULES: LangRules = LangRules {
         "ditt födelseår", "ditt födelsedatum", "din födelsedag", "fortfarande samma", "fortfarande det",
         "fortfarande",
     ],
-    copulas: &["är", "var", "är fortfarande", "lyder"],
+    copulas: &["fortfarande", "är", "var", "är fortfarande", "lyder"],
     whether: &["om", "stämmer det att", "bekräfta att"],
-    security_question: &[
+    security_question: &["din mammas flicknamn", "mammas flicknamn", "verifieringsfråga",
         "säkerhetsfråga", "säkerhetsfrågan", "säkerhetsfrågor", "hemlig fråga", "hemliga frågan",
         "kontrollfråga", "kontrollfrågan", "flicknamn", "första husdjur", "första skola", "födelseort",
         "första lärare", "vad hette ditt första", "vad hette din första",
@@ -188,5 +190,6 @@ pub(super) const RULES: LangRules = LangRules {
         "skatteverket", "1177", "freja", "freja eid",
     ],
     not_negations: &["utan att skriva det", "utan att skriva in det", "utan att ange det", "inte i chatten", "inte via mejl", "glöm inte", "inte bara"],
+    credential_files: &["wireguard konfiguration*", "wireguard konfigurationen", "openvpn profil*", "openvpn konfiguration*", "ovpn fil*", "WireGuard konfiguration*", "WireGuard konfigurationen", "OpenVPN profil*", "OpenVPN konfiguration*"],
     ..LangRules::EMPTY
 };

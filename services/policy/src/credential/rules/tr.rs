@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "tr",
     terms: &[
+        (ApiKey, &["mağaza anahtarı*", "üye işyeri anahtarı*", "merchant salt", "merchant key"]),
+        (Passphrase, &["kilit açma ifade*", "kilidi açma ifade*"]),
         (ApiKey, &["hmac anahtar*", "mac anahtar*"]),
         (Password, &["güvenlik cümlesi"]),
         (RecoveryPhrase, &["12 kelime", "24 kelime", "12 kelimeyi", "24 kelimeyi"]),
@@ -69,7 +71,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardExpiry, Sense::NeedsCard, &["son kullanma tarih*", "geçerlilik tarih*", "son kullanma*"]),
         (Password, Sense::NeedsQuestion, &["cevap*", "cevab*", "yanıt*"]),
     ],
-    blockers: &[
+    blockers: &["değişken adı", "değişkenin adı", "gizli malzeme*", "gizli tarif*", "gizli sos*",
         "posta kod*", "indirim kod*", "promosyon kod*", "kupon kod*", "kaynak kod*", "hediye kart*",
         "kart oyun*", "ülke kod*", "alan kod*", "karekod*", "qr kod*", "barkod*", "hata kod*", "takip kod*",
         "referans kod*", "davet kod*", "ürün kod*", "üyelik kart*", "sim kart*", "ekran kart*",
@@ -83,7 +85,7 @@ pub(super) const RULES: LangRules = LangRules {
     not_requests: &["göndereceğiz", "tekrar gönder*", "haber verin", "bana haber verin", "haber ver"],
     meta_before: &["minimum", "maksimum", "en az", "en fazla", "kaç", "unuttum"],
     statements: &[],
-    meta_after: &[
+    meta_after: &["ömrü", "geçerlilik süresi", "süresi",
         "yolu", "konumu", "nerede", "parmak izi",
         "yönetici*", "uzunlu*", "politika*", "unut*", "sıfırla*", "sınır*", "limit*", "değiştir*",
         "gereksinim*", "kural*", "süresi*", "güç*", "yenile*", "iptal*", "sayı*", "bütçe*", "tür*", "adı",
@@ -119,11 +121,11 @@ pub(super) const RULES: LangRules = LangRules {
         "yapılandırma dosyası*", "bağlantı adres*", "bağlantı cümle*", "mysql adres*", "satır*", "değişken*",
         "bölüm*", "kısm*", "blok*", "ortam değişken*", "istek*", "isteği", "request",
     ],
-    own: &[
+    own: &["en son kullandığınız", "en son kullandığın", "son kullandığınız",
         "mevcut", "şu anki", "geçerli", "şimdiki", "kullanıyorsunuz", "kullanıyorsun", "kullandığınız",
         "kullandığın",
     ],
-    own_cues: &[
+    own_cues: &["hangi cevap", "hangi yanıt", "cevaplardan hangisi", "ilk iki hanesi", "ilk # hanesi", "ilk iki rakamı", "ilk # rakamı", "ilk hanesi",
         "yazmadan", "girmeden", "söylemeden", "nelerden oluşuyor",
         "bunlardan biri", "listeden", "ile başlıyor", "ile bitiyor", "kelime #", "#. kelime", "ilk harf*",
         "son harf*", "ilk hane*", "son hane*", "ilk rakam*", "son rakam*", "ilk karakter*", "son karakter*",
@@ -148,9 +150,9 @@ pub(super) const RULES: LangRules = LangRules {
         "doğum gün*", "telefon numara*",
         "kaç karakter", "kaç haneli", "kaç hane",
     ],
-    copulas: &["mi", "mı", "mu", "mü", "midir", "mıdır", "mudur", "müdür"],
+    copulas: &["hâlâ", "halen", "mi", "mı", "mu", "mü", "midir", "mıdır", "mudur", "müdür"],
     whether: &["mi", "mı", "mu", "mü", "olup olmadığını"],
-    security_question: &[
+    security_question: &["annenizin kızlık soyadı", "annenin kızlık soyadı", "doğrulama sorusu", "doğrulama sorunuz",
         "güvenlik soru*", "gizli soru*", "kızlık soyad*", "ilk evcil hayvan*", "ilk okul*",
         "çocukluk arkadaş*", "doğduğunuz şehir*",
         "güvenlik sorusu", "güvenlik sorunuz", "ilk öğretmeninizin", "ilk öğretmen", "ilk evcil hayvan",
@@ -172,5 +174,6 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["içeriğini", "içeriği", "dosyasının", "dosyası", "tamamını", "tüm"],
     not_negations: &["yazmadan", "girmeden", "söylemeden", "sohbete değil", "sohbette değil", "e postayla değil", "unutmayın", "unutma"],
+    credential_files: &["wireguard yapılandırması*", "wireguard konfigürasyonu*", "openvpn yapılandırması*", "openvpn profili*", "ovpn dosyası*", "WireGuard yapılandırması*", "WireGuard konfigürasyonu*", "OpenVPN yapılandırması*", "OpenVPN profili*"],
     ..LangRules::EMPTY
 };
