@@ -308,7 +308,7 @@ test("Connect upstream: the Connections page lists Notes connected with its perm
   await asking.getByRole("button", { name: "Disconnect", exact: true }).click();
   await page.getByRole("status").filter({ hasText: `Disconnected from ${SERVER.name}.` }).waitFor();
   await row.getByText("Not connected", { exact: true }).waitFor();
-  await row.getByText(/Not connected: your agents' calls to it/).waitFor();
+  await row.getByText(/Not connected: a call by your agents to it waits/).waitFor();
   await row.getByRole("link", { name: `Connect to ${SERVER.name}` }).waitFor();
   assert.equal(await row.getByRole("button", { name: `Disconnect ${SERVER.name}` }).count(), 0);
   const [notes] = await myConnections();
