@@ -47,7 +47,7 @@ impl NeedsConnect {
 
 /// The person's own token for `server`, when it wants one: `Ok(None)` for servers that do not.
 pub async fn token(
-    ctx_state: &crate::app::AppState,
+    state: &crate::app::AppState,
     org: &str,
     server: &Server,
     user_id: uuid::Uuid,
@@ -55,7 +55,7 @@ pub async fn token(
     if !upstream_auth::per_person(server) {
         return Ok(None);
     }
-    match upstream_auth::credential(ctx_state, org, server, user_id).await {
+    match upstream_auth::credential(state, org, server, user_id).await {
         Credential::Bearer(token) => Ok(Some(token)),
         Credential::NeedsConnect { why, connect } => Err(NeedsConnect { why, connect }),
     }

@@ -56,6 +56,13 @@ impl OAuthServer {
         }
     }
 
+    /// POSTs to one of the peer's control endpoints (`/_test/…`), which must take it.
+    pub(crate) async fn control(&self, path: &str, body: Value) {
+        let response =
+            reqwest::Client::new().post(format!("{}{path}", self.issuer)).json(&body).send().await.unwrap();
+        assert!(response.status().is_success(), "{path}: {}", response.status());
+    }
+
     pub(crate) async fn look(&self, path: &str) -> Value {
         reqwest::get(format!("{}{path}", self.issuer)).await.unwrap().json().await.unwrap()
     }
@@ -283,12 +290,7 @@ async fn a_refused_token_is_renewed_mid_link_and_a_step_up_asks_the_person_for_t
 
     // The server stops taking the tokens Herald still thinks good: each link's next request gets
     // a 401, and the call is made again with a refreshed token, unseen by the agent.
-    let expired = reqwest::Client::new()
-        .post(format!("{}/_test/expire-access-tokens", upstream.issuer))
-        .send()
-        .await
-        .unwrap();
-    assert!(expired.status().is_success());
+    upstream.control("/_test/expire-access-tokens", json!({})).await;
     assert_eq!(outcome(&modern.call(3, "whoami", json!({})).await), "you are olive");
     assert_eq!(outcome(&legacy.call(4, "whoami", json!({})).await), "you are olive");
     let requests = upstream.look("/_test/requests").await;
@@ -325,13 +327,7 @@ async fn a_refused_token_is_renewed_mid_link_and_a_step_up_asks_the_person_for_t
 
     // Revoked at the authorization server, refresh token and all: the next call asks her to
     // connect again rather than failing.
-    let revoked = reqwest::Client::new()
-        .post(format!("{}/_test/revoke-subject", upstream.issuer))
-        .json(&json!({ "subject": "olive" }))
-        .send()
-        .await
-        .unwrap();
-    assert!(revoked.status().is_success());
+    upstream.control("/_test/revoke-subject", json!({ "subject": "olive" })).await;
     let (again, ()) = tokio::join!(modern.call(7, "whoami", json!({})), async {
         let asked = inbox.next_of("elicitation.created").await;
         assert_eq!(asked["asked_by"], "herald", "{asked}");
