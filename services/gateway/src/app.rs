@@ -118,7 +118,7 @@ impl AppState {
             &config.egress,
             config.public_url.clone(),
         );
-        let sign_in = Arc::new(crate::sso::SignIn::new(config.sign_in.clone()));
+        let sign_in = Arc::new(crate::sso::SignIn::new(config.sign_in.clone(), &config.egress));
         let upstream_auth =
             Arc::new(crate::upstream_auth::UpstreamAuth::new(&config.egress, config.is_development()));
         Self(Arc::new(AppInner {

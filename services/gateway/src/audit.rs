@@ -96,7 +96,7 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<Value>) {
 
 /// Every action Herald writes, with the title a filter shows for it (an
 /// entry's own title may say more: [`describe`]).
-pub const ACTIONS: [(&str, &str); 27] = [
+pub const ACTIONS: [(&str, &str); 34] = [
     ("policy.updated", "Policy changed"),
     ("server.registered", "Server registered"),
     ("server.updated", "Server changed"),
@@ -107,6 +107,13 @@ pub const ACTIONS: [(&str, &str); 27] = [
     ("member.removed", "Member removed or left"),
     ("member.joined", "Member joined through single sign-on"),
     ("org.sign_in_changed", "Sign-in settings changed"),
+    ("org.identity_provider_set", "Identity provider set up"),
+    ("org.identity_provider_changed", "Identity provider changed"),
+    ("org.identity_provider_removed", "Identity provider removed"),
+    ("org.domain_claimed", "E-mail domain claimed"),
+    ("org.domain_dropped", "E-mail domain dropped"),
+    ("org.domain_confirmed", "E-mail domain confirmed by the operator"),
+    ("org.domain_revoked", "E-mail domain withdrawn by the operator"),
     ("connection.created", "Account connected to a server"),
     ("connection.removed", "Account disconnected from a server"),
     ("invite.created", "Invite created"),
@@ -212,6 +219,19 @@ fn labelled_changes(entry: &AuditEntry) -> Vec<Change> {
         "org.sign_in_changed" => |path: &str| match path {
             "password_sign_in" => "Password sign-in".to_owned(),
             other => in_words(other),
+        },
+        "org.identity_provider_set" | "org.identity_provider_changed" => |path: &str| {
+            match path {
+                "issuer" => "Issuer",
+                "client_id" => "Client ID",
+                "client_secret" => "Client secret",
+                "name" => "Name on the sign-in button",
+                "default_role" => "Role of people who join",
+                "groups_claim" => "Groups claim",
+                "role_map" => "Groups to roles",
+                other => return in_words(other),
+            }
+            .to_owned()
         },
         _ => in_words,
     };

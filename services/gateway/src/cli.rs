@@ -1,4 +1,4 @@
-//! The `herald` commands: `serve` (the default), `bootstrap` and `healthcheck`.
+//! The `herald` commands: `serve` (the default), `bootstrap`, `healthcheck` and `domains`.
 
 use std::io::BufRead;
 use std::process::ExitCode;
@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use time::OffsetDateTime;
 
 use crate::app;
-use crate::config::{BootstrapArgs, Config, HealthcheckArgs, ServeArgs};
+use crate::config::{BootstrapArgs, Config, DomainsAction, DomainsArgs, HealthcheckArgs, ServeArgs};
 use crate::crypto::password;
 use crate::domain::{DisplayName, Email, Password, Slug};
 use crate::storage::{self, Conflict, Joiner, NewOrg, NewUser, StoreError};
@@ -156,6 +156,79 @@ pub async fn bootstrap(config: Config, args: BootstrapArgs) -> ExitCode {
         }
         Err(e) => fail(&format!("bootstrap failed: {e}")),
     }
+}
+
+/// The operator's word on organisations' e-mail domains (recorded in each organisation's audit
+/// log as the system's doing).
+pub async fn domains(config: Config, args: DomainsArgs) -> ExitCode {
+    use crate::audit::{self, Actor, Subject};
+    use crate::sso::settings::parse_email_domain;
+    // Nothing serving caches domains (a sign-in reads them): safe beside a running Herald.
+    let store = match storage::open_beside_server(&config.database).await {
+        Ok(store) => store,
+        Err(e) => return fail(&format!("cannot open the database: {e}")),
+    };
+    let (org_slug, domain, confirm) = match args.action {
+        DomainsAction::List => {
+            return match store.all_org_domains().await {
+                Ok(all) if all.is_empty() => {
+                    println!("no organisation has claimed an e-mail domain");
+                    ExitCode::SUCCESS
+                }
+                Ok(all) => {
+                    for (org, d) in all {
+                        let status = match d.confirmed_at {
+                            Some(at) => format!("confirmed {}", at.date()),
+                            None => format!("awaiting confirmation since {}", d.claimed_at.date()),
+                        };
+                        println!("{}\t{}\t{status}", d.domain, org.slug);
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&format!("database error: {e}")),
+            };
+        }
+        DomainsAction::Confirm { org, domain } => (org, domain, true),
+        DomainsAction::Revoke { org, domain } => (org, domain, false),
+    };
+    let domain = match parse_email_domain(&domain) {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
+    };
+    let org = match store.org_by_slug(&org_slug).await {
+        Ok(Some(org)) => org,
+        Ok(None) => return fail(&format!("there is no organisation {org_slug}")),
+        Err(e) => return fail(&format!("database error: {e}")),
+    };
+    let now = OffsetDateTime::now_utc();
+    let (action, said) = if confirm {
+        match store.confirm_domain(org.id, &domain, now).await {
+            Ok(_) => ("org.domain_confirmed", format!("{domain} is confirmed for {}", org.slug)),
+            Err(StoreError::Conflict(Conflict::DomainTaken)) => {
+                return fail(&format!(
+                    "{domain} is confirmed for another organisation; revoke it there first (herald domains list)"
+                ));
+            }
+            Err(e) => return fail(&format!("database error: {e}")),
+        }
+    } else {
+        match store.drop_domain(org.id, &domain).await {
+            Ok(true) => ("org.domain_revoked", format!("{}'s claim on {domain} is withdrawn", org.slug)),
+            Ok(false) => return fail(&format!("{} has no claim on {domain}", org.slug)),
+            Err(e) => return fail(&format!("database error: {e}")),
+        }
+    };
+    let details = serde_json::json!({ "domain": domain, "by": "the operator" });
+    audit::record(
+        store.as_ref(),
+        org.id,
+        Actor::System,
+        action,
+        Subject { details: Some(details), ..Default::default() },
+    )
+    .await;
+    println!("{said}");
+    ExitCode::SUCCESS
 }
 
 /// Probes `/readyz` of a running Herald (container health checks have no curl):

@@ -28,6 +28,36 @@ pub enum Command {
     /// Probe a running Herald's readiness: exit 0 when `/readyz` answers 200, 1 otherwise.
     /// For container health checks, where no curl is installed.
     Healthcheck(HealthcheckArgs),
+    /// The e-mail domains organisations claim for their own identity providers: list them,
+    /// confirm one (its people may then sign in through the organisation's provider), revoke.
+    Domains(DomainsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DomainsArgs {
+    #[command(subcommand)]
+    pub action: DomainsAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DomainsAction {
+    /// Every claimed domain, confirmed or awaiting the operator.
+    List,
+    /// Confirm that DOMAIN belongs to the organisation (check first, by a DNS record or a
+    /// contract): its identity provider may then sign in, make and link accounts of DOMAIN.
+    Confirm {
+        /// The organisation's slug.
+        #[arg(long)]
+        org: String,
+        domain: String,
+    },
+    /// Withdraw the organisation's claim on DOMAIN, confirmed or not.
+    Revoke {
+        /// The organisation's slug.
+        #[arg(long)]
+        org: String,
+        domain: String,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -285,6 +285,13 @@ impl EgressPolicy {
     }
 }
 
+impl Resolver {
+    /// The policy it keeps addresses to (for URLs that name an address, which it never sees).
+    pub fn policy(&self) -> &EgressPolicy {
+        &self.policy
+    }
+}
+
 impl fmt::Display for EgressPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.allow.as_str())?;

@@ -41,6 +41,7 @@ async fn main() -> ExitCode {
         None => cli::serve(config, ServeArgs::default()).await,
         Some(Command::Serve(serve)) => cli::serve(config, serve).await,
         Some(Command::Bootstrap(bootstrap)) => cli::bootstrap(config, bootstrap).await,
+        Some(Command::Domains(domains)) => cli::domains(config, domains).await,
         Some(Command::Healthcheck(_)) => unreachable!("handled above"),
     };
     // The exporters send what they still hold (blocking: off the async workers).

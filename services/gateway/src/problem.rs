@@ -229,6 +229,11 @@ fn conflict(c: Conflict) -> ApiError {
         Conflict::TooManyWebhooks => {
             ("too-many-webhooks", "this organisation has as many webhooks as it may (10); delete one first")
         }
+        Conflict::TooManyDomains => (
+            "too-many-domains",
+            "this organisation has claimed as many e-mail domains as it may (20); drop one first",
+        ),
+        Conflict::DomainTaken => ("domain-taken", "this e-mail domain is confirmed for another organisation"),
         Conflict::TooManyDevices => (
             "too-many-devices",
             "you receive notifications in as many browsers as you may (10); remove one first",

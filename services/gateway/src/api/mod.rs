@@ -16,6 +16,7 @@ pub mod invites;
 pub mod json;
 pub mod mutes;
 pub mod notifications;
+pub mod org_sign_in;
 pub mod orgs;
 pub mod policy;
 pub mod push;
@@ -31,7 +32,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware;
-use axum::routing::{get, patch, post};
+use axum::routing::{delete, get, patch, post, put};
 use tower::ServiceBuilder;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -60,7 +61,10 @@ pub fn router(state: AppState) -> Router {
         .route("/servers/{slug}/test", post(console::test_connection))
         .route("/servers/{slug}/tools", get(console::tools))
         .route("/servers/{slug}/tools/call", post(console::call_tool))
-        .route("/sign-in", get(sso::org_settings).put(sso::set_org_settings))
+        .route("/sign-in", get(org_sign_in::settings).put(org_sign_in::set_settings))
+        .route("/sign-in/provider", put(org_sign_in::set_provider).delete(org_sign_in::delete_provider))
+        .route("/sign-in/domains", post(org_sign_in::claim_domain))
+        .route("/sign-in/domains/{domain}", delete(org_sign_in::drop_domain))
         .route("/policy", get(policy::show).put(policy::replace))
         .route("/mutes", get(mutes::list).post(mutes::add))
         .route("/mutes/{server}", axum::routing::delete(mutes::remove))

@@ -12,8 +12,8 @@
 //!
 //! Every failure ends on the sign-in page with a code it says in words
 //! (`/login?sso_error=…&sso_detail=…`); nothing is stored for a failed sign-in.
-//! The organisation's own rules (may its members use a password?) are at
-//! `GET/PUT /api/v1/orgs/{org}/sign-in`.
+//! The organisation's own rules (may its members use a password? its own
+//! provider and e-mail domains) are in `api::org_sign_in`.
 
 use std::time::Duration;
 
@@ -25,9 +25,7 @@ use openidconnect::RedirectUrl;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::auth::OrgAccess;
 use super::binding::{Binding, see_other};
-use super::json::ValidJson;
 use crate::app::AppState;
 use crate::audit::{self, Actor, Subject};
 use crate::crypto;
@@ -91,14 +89,16 @@ pub async fn start(
     Query(query): Query<StartQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(settings) = state.sign_in.provider(&provider) else {
-        return failed(&state, &SignInError::NoProvider);
+    let settings = match state.sign_in.provider(state.store.as_ref(), &state.keys, &provider).await {
+        Ok(Some(settings)) => settings,
+        Ok(None) => return failed(&state, &SignInError::NoProvider),
+        Err(e) => return ApiError::from(e).into_response(),
     };
-    let discovered = match state.sign_in.directory.get(settings).await {
+    let discovered = match state.sign_in.directory_for(&settings).get(&settings).await {
         Ok(d) => d,
         Err(e) => return failed(&state, &e),
     };
-    let started = flow::start(settings, &discovered, &redirect_uri(&state));
+    let started = flow::start(&settings, &discovered, &redirect_uri(&state));
     let secret = BROWSER.secret_or_new(&state, &headers);
     let now = OffsetDateTime::now_utc();
     let attempt = SignInAttempt {
@@ -173,8 +173,14 @@ async fn signed_in(
     if !BROWSER.matches(state, headers, &attempt.browser_hash) {
         return Err(SignInError::OtherBrowser.into());
     }
-    let provider = state.sign_in.provider(&attempt.provider).ok_or(SignInError::NoProvider)?;
-    let discovered = state.sign_in.directory.get(provider).await?;
+    let provider = state
+        .sign_in
+        .provider(state.store.as_ref(), &state.keys, &attempt.provider)
+        .await?
+        .ok_or(SignInError::NoProvider)?;
+    let provider = &provider;
+    let directory = state.sign_in.directory_for(provider);
+    let discovered = directory.get(provider).await?;
     // RFC 9207: the answer names who sent it, and it must be the provider the browser was sent
     // to, compared as strings with no normalisation. On a mismatch nothing in the answer (its
     // error, its description, the issuer it names) is acted on or shown.
@@ -210,16 +216,9 @@ async fn signed_in(
         .ok()
         .and_then(|v| String::from_utf8(v).ok())
         .ok_or(SignInError::AttemptUnknown)?;
-    let asserted = flow::finish(
-        &state.sign_in.directory,
-        provider,
-        discovered,
-        &redirect_uri(state),
-        code,
-        verifier,
-        &attempt.nonce,
-    )
-    .await?;
+    let asserted =
+        flow::finish(directory, provider, discovered, &redirect_uri(state), code, verifier, &attempt.nonce)
+            .await?;
     let session = become_member(state, provider, &asserted, now).await?;
     Ok((session, attempt.return_to))
 }
@@ -236,15 +235,20 @@ async fn become_member(
         return Err(SignInError::EmailUnverified.into());
     }
     let email = Email::parse(email).map_err(|_| SignInError::NoEmail)?;
-    if !provider.domains.allows(email.as_str()) {
-        let domain = email.as_str().rsplit_once('@').map(|(_, d)| d).unwrap_or_default();
-        return Err(SignInError::DomainNotAllowed(domain.to_owned()).into());
-    }
     let org = state
         .store
         .org_by_slug(&provider.org_slug)
         .await?
         .ok_or_else(|| SignInError::NoOrganisation(provider.org_slug.clone()))?;
+    if !provider.domains.allows(email.as_str()) {
+        let domain = email.as_str().rsplit_once('@').map(|(_, d)| d).unwrap_or_default().to_owned();
+        return Err(if provider.is_org_provider() {
+            SignInError::DomainNotConfirmed { domain, org: org.name.clone() }
+        } else {
+            SignInError::DomainNotAllowed(domain)
+        }
+        .into());
+    }
     let role = provider.mapped_role(&asserted.groups).unwrap_or(provider.default_role);
     let name: String = asserted
         .name
@@ -330,107 +334,53 @@ pub struct ProviderOption {
     start: String,
 }
 
-/// `GET /api/v1/auth/sign-in-options`: open to anyone.
-pub async fn options(State(state): State<AppState>) -> Json<SignInOptions> {
-    let providers = state
-        .sign_in
-        .settings
-        .instance_provider
-        .iter()
-        .map(|p| ProviderOption {
-            key: p.key.clone(),
-            name: p.display_name.clone(),
-            start: format!("/auth/sso/{}/start", p.key),
-        })
-        .collect();
-    Json(SignInOptions { password: state.sign_in.settings.password_sign_in, providers })
-}
-
-// ---- an organisation's sign-in rules ----
-
-#[derive(Serialize)]
-pub struct OrgSignInView {
-    password_sign_in: bool,
-    providers: Vec<OrgProviderView>,
-}
-
-#[derive(Serialize)]
-pub struct OrgProviderView {
-    key: String,
-    name: String,
-    issuer: String,
-    /// Whether the caller has signed in through it (password sign-in can be turned off only then).
-    you_signed_in_with_it: bool,
-}
-
-async fn org_view(state: &AppState, access: &OrgAccess) -> ApiResult<OrgSignInView> {
-    let mut providers = Vec::new();
-    for p in state.sign_in.providers_of(&access.membership.org.slug) {
-        providers.push(OrgProviderView {
-            key: p.key.clone(),
-            name: p.display_name.clone(),
-            issuer: p.issuer.as_str().trim_end_matches('/').to_owned(),
-            you_signed_in_with_it: state.store.has_identity(access.user().id, &p.key).await?,
-        });
-    }
-    Ok(OrgSignInView { password_sign_in: state.store.password_sign_in(access.org_id()).await?, providers })
-}
-
-/// `GET /api/v1/orgs/{org}/sign-in`
-pub async fn org_settings(
-    State(state): State<AppState>,
-    access: OrgAccess,
-) -> ApiResult<Json<OrgSignInView>> {
-    Ok(Json(org_view(&state, &access).await?))
-}
-
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OrgSignInBody {
-    password_sign_in: bool,
+pub struct OptionsQuery {
+    /// An organisation's slug: its own provider is offered too.
+    org: Option<String>,
+    /// A person's e-mail: the provider of the organisation its domain is confirmed for.
+    email: Option<String>,
 }
 
-/// `PUT /api/v1/orgs/{org}/sign-in`: admins turn password sign-in off (or back on). Off needs
-/// a provider for the organisation that the admin has signed in through themselves, so that
-/// nobody turns off the only way in they know works.
-pub async fn set_org_settings(
+fn option_of(p: &ProviderSettings) -> ProviderOption {
+    ProviderOption {
+        key: p.key.clone(),
+        name: p.display_name.clone(),
+        start: format!("/auth/sso/{}/start", p.key),
+    }
+}
+
+/// `GET /api/v1/auth/sign-in-options[?org=slug|?email=address]`: open to anyone. The operator's
+/// provider always; an organisation's own only when asked for by its slug or by an e-mail of a
+/// domain confirmed for it (a shared Herald's sign-in page does not list every tenant's).
+pub async fn options(
     State(state): State<AppState>,
-    access: OrgAccess,
-    ValidJson(body): ValidJson<OrgSignInBody>,
-) -> ApiResult<Json<OrgSignInView>> {
-    access.require_admin()?;
-    let before = state.store.password_sign_in(access.org_id()).await?;
-    if !body.password_sign_in && before {
-        let view = org_view(&state, &access).await?;
-        if view.providers.is_empty() {
-            return Err(ApiError::Conflict(
-                "no-identity-provider",
-                "this organisation has no identity provider to sign in with instead".into(),
-            ));
-        }
-        if !view.providers.iter().any(|p| p.you_signed_in_with_it) {
-            return Err(ApiError::Conflict(
-                "identity-provider-untried",
-                "sign in through the identity provider yourself first, so you know it works".into(),
-            ));
+    Query(query): Query<OptionsQuery>,
+) -> ApiResult<Json<SignInOptions>> {
+    let mut providers: Vec<ProviderOption> =
+        state.sign_in.settings.instance_provider.iter().map(option_of).collect();
+    if state.sign_in.settings.org_providers {
+        let org = match (query.org.as_deref(), query.email.as_deref()) {
+            (Some(slug), _) if slug.len() <= 64 => state.store.org_by_slug(slug).await?,
+            (None, Some(email)) => match Email::parse(email) {
+                Ok(email) => {
+                    let domain = email.as_str().rsplit_once('@').map(|(_, d)| d).unwrap_or_default();
+                    match crate::sso::settings::parse_email_domain(domain) {
+                        Ok(domain) => state.store.org_signing_in_domain(&domain).await?,
+                        Err(_) => None,
+                    }
+                }
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        if let Some(org) = org
+            && let Some(own) = state.sign_in.org_provider(state.store.as_ref(), &state.keys, &org).await?
+        {
+            providers.push(option_of(&own));
         }
     }
-    if before != body.password_sign_in {
-        state.store.set_password_sign_in(access.org_id(), body.password_sign_in).await?;
-        access
-            .audit(
-                state.store.as_ref(),
-                "org.sign_in_changed",
-                Subject {
-                    details: Some(serde_json::json!({
-                        "changes": [{ "path": "password_sign_in", "before": before, "after": body.password_sign_in }],
-                    })),
-                    ..Default::default()
-                },
-            )
-            .await;
-    }
-    Ok(Json(org_view(&state, &access).await?))
+    Ok(Json(SignInOptions { password: state.sign_in.settings.password_sign_in, providers }))
 }
 
 #[cfg(test)]

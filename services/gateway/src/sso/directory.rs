@@ -25,6 +25,8 @@ pub struct Discovered {
     pub sends_iss: bool,
     /// The issuer exactly as the provider spells it (and as its tokens must).
     pub issuer: String,
+    /// The issuer URL it was fetched for (a provider whose issuer changed is fetched anew).
+    fetched_for: url::Url,
     fetched_at: Instant,
     /// Fetched because a token named a key Herald did not know (such fetches are rationed).
     for_unknown_key: bool,
@@ -69,12 +71,14 @@ impl Directory {
         }
     }
 
-    fn cache_key(provider: &ProviderSettings) -> String {
-        format!("{} {}", provider.key, provider.issuer)
-    }
-
+    // One entry per provider (an organisation that changes its issuer replaces its entry).
     fn cached(&self, provider: &ProviderSettings) -> Option<Arc<Discovered>> {
-        self.known.lock().expect("not poisoned").get(&Self::cache_key(provider)).cloned()
+        self.known
+            .lock()
+            .expect("not poisoned")
+            .get(&provider.key)
+            .filter(|d| d.fetched_for == provider.issuer)
+            .cloned()
     }
 
     async fn fetch(
@@ -85,7 +89,7 @@ impl Directory {
         let mut discovered = discover(&self.http, &provider.issuer).await?;
         discovered.for_unknown_key = for_unknown_key;
         let discovered = Arc::new(discovered);
-        self.known.lock().expect("not poisoned").insert(Self::cache_key(provider), discovered.clone());
+        self.known.lock().expect("not poisoned").insert(provider.key.clone(), discovered.clone());
         Ok(discovered)
     }
 }
@@ -139,5 +143,12 @@ async fn discover(http: &IdpClient, issuer: &url::Url) -> Result<Discovered, Sig
         ))
     })?;
     let metadata = metadata.set_jwks(keys);
-    Ok(Discovered { metadata, sends_iss, issuer: stated, fetched_at: Instant::now(), for_unknown_key: false })
+    Ok(Discovered {
+        metadata,
+        sends_iss,
+        issuer: stated,
+        fetched_for: issuer.clone(),
+        fetched_at: Instant::now(),
+        for_unknown_key: false,
+    })
 }

@@ -26,16 +26,22 @@ pub enum IdpHttpError {
     TooLarge,
     #[error("the request could not be made: {0}")]
     Request(String),
+    #[error("{0}")]
+    AddressNotAllowed(String),
 }
 
 #[derive(Clone)]
 pub struct IdpClient {
     http: reqwest::Client,
+    /// For providers a tenant named: every URL their metadata names is held to the egress
+    /// policy, addresses written in the URL included (the resolver sees only names).
+    egress: Option<crate::egress::EgressPolicy>,
 }
 
 impl IdpClient {
     /// `resolver`: the egress policy's resolver, for providers a tenant named.
     pub fn new(resolver: Option<crate::egress::Resolver>) -> Self {
+        let egress = resolver.as_ref().map(|r| r.policy().clone());
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
@@ -43,12 +49,20 @@ impl IdpClient {
         if let Some(resolver) = resolver {
             builder = builder.dns_resolver(resolver);
         }
-        IdpClient { http: builder.build().expect("a reqwest client with these options builds") }
+        IdpClient { http: builder.build().expect("a reqwest client with these options builds"), egress }
     }
 
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, IdpHttpError> {
         let request =
             reqwest::Request::try_from(request).map_err(|e| IdpHttpError::Request(e.to_string()))?;
+        if let Some(egress) = &self.egress
+            && let Err(refused) = egress.check_url(request.url())
+        {
+            return Err(IdpHttpError::AddressNotAllowed(format!(
+                "{} {refused}",
+                request.url().origin().ascii_serialization()
+            )));
+        }
         let exchange = async {
             let response =
                 self.http.execute(request).await.map_err(|e| IdpHttpError::Unreachable(without_url(e)))?;

@@ -45,6 +45,11 @@ pub struct RawSignInSettings {
     /// groups claim's name when one is set.
     #[arg(long, env = "HERALD_OIDC_SCOPES", global = true)]
     pub oidc_scopes: Option<String>,
+    /// Whether organisations may set up their own identity provider: `off` (default) or `on`.
+    /// Their people sign in through it only with e-mail domains the operator confirmed for
+    /// the organisation (`herald domains confirm`).
+    #[arg(long, env = "HERALD_ORG_IDENTITY_PROVIDERS", global = true)]
+    pub org_identity_providers: Option<String>,
 }
 
 /// The validated sign-in settings.
@@ -52,11 +57,13 @@ pub struct RawSignInSettings {
 pub struct SignInSettings {
     pub password_sign_in: bool,
     pub instance_provider: Option<ProviderSettings>,
+    /// Organisations may have identity providers of their own.
+    pub org_providers: bool,
 }
 
 impl Default for SignInSettings {
     fn default() -> Self {
-        SignInSettings { password_sign_in: true, instance_provider: None }
+        SignInSettings { password_sign_in: true, instance_provider: None, org_providers: false }
     }
 }
 
@@ -113,6 +120,51 @@ impl Domains {
 }
 
 impl ProviderSettings {
+    /// The key an organisation's own provider is known by (in sign-in attempts and identities).
+    pub fn org_key(org_id: uuid::Uuid) -> String {
+        format!("org:{org_id}")
+    }
+
+    /// The organisation `key` names, when it is an organisation's provider.
+    pub fn org_of_key(key: &str) -> Option<uuid::Uuid> {
+        key.strip_prefix("org:").and_then(|id| id.parse().ok())
+    }
+
+    /// Whether a tenant chose this provider (its URLs are held to the egress policy).
+    pub fn is_org_provider(&self) -> bool {
+        Self::org_of_key(&self.key).is_some()
+    }
+
+    /// An organisation's provider, with its secret opened and its confirmed domains: the only
+    /// e-mails it may sign in, and since the operator confirmed them the organisation's, the
+    /// only ones it may link existing accounts by.
+    pub fn of_org(
+        org: &crate::storage::Org,
+        stored: &crate::storage::org_providers::OrgProvider,
+        client_secret: String,
+        confirmed_domains: Vec<String>,
+    ) -> Result<Self, String> {
+        let issuer = url::Url::parse(&stored.issuer).map_err(|e| format!("its issuer is not a URL ({e})"))?;
+        let mut scopes = vec!["email".to_owned(), "profile".to_owned()];
+        if let Some(claim) = &stored.groups_claim {
+            scopes.push(claim.clone());
+        }
+        Ok(ProviderSettings {
+            key: Self::org_key(org.id),
+            issuer,
+            client_id: stored.client_id.clone(),
+            client_secret,
+            display_name: stored.display_name.clone(),
+            org_slug: org.slug.clone(),
+            domains: Domains::Only(confirmed_domains),
+            default_role: stored.default_role,
+            groups_claim: stored.groups_claim.clone(),
+            role_map: stored.role_map.clone(),
+            scopes,
+            links_by_email: true,
+        })
+    }
+
     /// The role the groups claim maps to, if a mapping is configured and one group matches.
     pub fn mapped_role(&self, groups: &[String]) -> Option<Role> {
         self.role_map.iter().find(|(group, _)| groups.iter().any(|g| g == group)).map(|(_, role)| *role)
@@ -132,6 +184,17 @@ impl SignInSettings {
                 ));
             }
         };
+        let org_providers = match raw.org_identity_providers.as_deref().map(str::trim) {
+            None | Some("") | Some("off") => false,
+            Some("on") => true,
+            Some(other) => {
+                return Err(bad(
+                    "--org-identity-providers",
+                    "HERALD_ORG_IDENTITY_PROVIDERS",
+                    format!("{other:?} is neither on nor off"),
+                ));
+            }
+        };
         let given =
             |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
         let Some(issuer) = given(&raw.oidc_issuer) else {
@@ -142,7 +205,7 @@ impl SignInSettings {
                     "is off, but no identity provider is set (HERALD_OIDC_ISSUER): nobody could sign in",
                 ));
             }
-            return Ok(SignInSettings { password_sign_in, instance_provider: None });
+            return Ok(SignInSettings { password_sign_in, instance_provider: None, org_providers });
         };
         let issuer =
             parse_issuer(&issuer, development).map_err(|p| bad("--oidc-issuer", "HERALD_OIDC_ISSUER", p))?;
@@ -165,14 +228,7 @@ impl SignInSettings {
             Some(list) if list == "*" => Domains::Any,
             Some(list) => Domains::Only(
                 list.split(',')
-                    .map(|d| d.trim().trim_start_matches('@').to_ascii_lowercase())
-                    .map(|d| {
-                        if d.is_empty() || d.contains(['@', '/', ' ', '*']) || !d.contains('.') {
-                            Err(format!("{d:?} is not an e-mail domain like example.com"))
-                        } else {
-                            Ok(d)
-                        }
-                    })
+                    .map(parse_email_domain)
                     .collect::<Result<_, _>>()
                     .map_err(|p| bad("--oidc-domains", "HERALD_OIDC_DOMAINS", p))?,
             ),
@@ -198,25 +254,15 @@ impl SignInSettings {
                     "needs --oidc-groups-claim: the claim the groups are read from",
                 ));
             }
+            let mut pairs = Vec::new();
             for pair in map.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                 let (group, role) = pair.rsplit_once('=').ok_or_else(|| {
                     bad("--oidc-role-map", "HERALD_OIDC_ROLE_MAP", format!("{pair:?} is not group=role"))
                 })?;
-                let role = match role.trim() {
-                    "admin" => Role::Admin,
-                    "member" => Role::Member,
-                    other => {
-                        return Err(bad(
-                            "--oidc-role-map",
-                            "HERALD_OIDC_ROLE_MAP",
-                            format!("{other:?} is neither admin nor member (owners are made by owners)"),
-                        ));
-                    }
-                };
-                role_map.push((group.trim().to_owned(), role));
+                pairs.push((group.trim().to_owned(), role.trim().to_owned()));
             }
-            // Highest first: the first match is the role.
-            role_map.sort_by_key(|(_, role)| if *role == Role::Admin { 0 } else { 1 });
+            role_map =
+                parse_role_map(pairs).map_err(|p| bad("--oidc-role-map", "HERALD_OIDC_ROLE_MAP", p))?;
         }
         let mut scopes: Vec<String> = match given(&raw.oidc_scopes) {
             Some(list) => list.split_whitespace().filter(|s| *s != "openid").map(str::to_owned).collect(),
@@ -230,6 +276,7 @@ impl SignInSettings {
         let display_name = given(&raw.oidc_name).unwrap_or_else(|| "single sign-on".into());
         Ok(SignInSettings {
             password_sign_in,
+            org_providers,
             instance_provider: Some(ProviderSettings {
                 key: "instance".into(),
                 issuer,
@@ -246,6 +293,56 @@ impl SignInSettings {
             }),
         })
     }
+}
+
+/// An e-mail domain as given (`example.com`, `@Example.com`, `bücher.example`), as compared:
+/// lowercase, internationalised names in their ASCII form.
+pub fn parse_email_domain(given: &str) -> Result<String, String> {
+    let trimmed = given.trim().trim_start_matches('@');
+    let problem = || format!("{:?} is not an e-mail domain like example.com", given.trim());
+    if trimmed.is_empty() || trimmed.len() > 253 || trimmed.contains(['@', '/', ' ', '*', ':', '[']) {
+        return Err(problem());
+    }
+    match url::Host::parse(trimmed) {
+        Ok(url::Host::Domain(domain))
+            if domain.contains('.')
+                && domain.split('.').all(|label| {
+                    !label.is_empty()
+                        && label.len() <= 63
+                        && !label.starts_with('-')
+                        && !label.ends_with('-')
+                        && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                }) =>
+        {
+            Ok(domain.to_ascii_lowercase())
+        }
+        _ => Err(problem()),
+    }
+}
+
+/// Groups to roles, as an operator or an admin gave them: admin or member (owners are made by
+/// owners), highest role first so that the first match is the role.
+pub fn parse_role_map(pairs: Vec<(String, String)>) -> Result<Vec<(String, Role)>, String> {
+    const MAX_PAIRS: usize = 50;
+    if pairs.len() > MAX_PAIRS {
+        return Err(format!("at most {MAX_PAIRS} groups may be mapped"));
+    }
+    let mut map = Vec::with_capacity(pairs.len());
+    for (group, role) in pairs {
+        if group.is_empty() || group.len() > 256 || group.chars().any(char::is_control) {
+            return Err(format!("{group:?} is not a group name (1 to 256 characters)"));
+        }
+        let role = match role.as_str() {
+            "admin" => Role::Admin,
+            "member" => Role::Member,
+            other => {
+                return Err(format!("{other:?} is neither admin nor member (owners are made by owners)"));
+            }
+        };
+        map.push((group, role));
+    }
+    map.sort_by_key(|(_, role)| if *role == Role::Admin { 0 } else { 1 });
+    Ok(map)
 }
 
 /// An issuer URL: https, or http on loopback while developing; no query or fragment.
@@ -307,6 +404,17 @@ mod tests {
                 _ => r.oidc_domains = None,
             }
             assert!(SignInSettings::from_raw(&r, false).is_err(), "{missing}");
+        }
+    }
+
+    #[test]
+    fn e_mail_domains_are_compared_lowercase_and_in_ascii() {
+        assert_eq!(parse_email_domain(" @Example.COM ").unwrap(), "example.com");
+        assert_eq!(parse_email_domain("bücher.example").unwrap(), "xn--bcher-kva.example");
+        for bad in
+            ["", "example", "*.example.com", "a@b.com", "127.0.0.1", "-x.example.com", "x..com", "[::1]"]
+        {
+            assert!(parse_email_domain(bad).is_err(), "{bad:?}");
         }
     }
 

@@ -15,6 +15,7 @@ pub mod audit;
 pub mod connections;
 pub mod instance;
 pub mod notifications;
+pub mod org_providers;
 pub mod organisations;
 pub mod policy;
 mod postgres;
@@ -83,6 +84,10 @@ pub enum Conflict {
     TooManyWebhooks,
     /// The person receives push notifications in as many browsers as they may.
     TooManyDevices,
+    /// The organisation has claimed as many e-mail domains as it may.
+    TooManyDomains,
+    /// Another organisation has this e-mail domain confirmed.
+    DomainTaken,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -414,6 +419,7 @@ pub trait Store:
     + notifications::Notifications
     + push::PushDevices
     + sign_in::SignIns
+    + org_providers::OrgProviders
     + connections::Connections
     + Send
     + Sync
@@ -433,6 +439,7 @@ impl<T> Store for T where
         + notifications::Notifications
         + push::PushDevices
         + sign_in::SignIns
+        + org_providers::OrgProviders
         + connections::Connections
         + Send
         + Sync
@@ -444,6 +451,15 @@ impl<T> Store for T where
 pub async fn open(database: &DatabaseUrl) -> Result<Arc<dyn Store>> {
     Ok(match database {
         DatabaseUrl::Sqlite { path } => Arc::new(SqliteStore::open(path).await?),
+        DatabaseUrl::Postgres { url } => Arc::new(PostgresStore::open(url).await?),
+    })
+}
+
+/// The store for an operator's command that may run while Herald serves and changes nothing
+/// a serving process caches (see `SqliteStore::open_beside_server`).
+pub async fn open_beside_server(database: &DatabaseUrl) -> Result<Arc<dyn Store>> {
+    Ok(match database {
+        DatabaseUrl::Sqlite { path } => Arc::new(SqliteStore::open_beside_server(path).await?),
         DatabaseUrl::Postgres { url } => Arc::new(PostgresStore::open(url).await?),
     })
 }

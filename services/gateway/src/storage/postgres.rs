@@ -87,6 +87,7 @@ super::audit::impl_audit!(PostgresStore, Postgres);
 super::notifications::impl_notifications!(PostgresStore, Postgres);
 super::push::impl_push_devices!(PostgresStore, Postgres);
 super::sign_in::impl_sign_ins!(PostgresStore, Postgres);
+super::org_providers::impl_org_providers!(PostgresStore, Postgres);
 super::connections::impl_connections!(PostgresStore, Postgres);
 
 struct Feed(PgListener);

@@ -91,6 +91,7 @@ pub trait SignIns: Send + Sync {
     async fn password_refused_by(&self, user_id: Uuid) -> Result<Option<Org>>;
     /// The organisation a provider signs people in to.
     async fn org_by_slug(&self, slug: &str) -> Result<Option<Org>>;
+    async fn org_by_id(&self, org_id: Uuid) -> Result<Option<Org>>;
 }
 
 #[derive(sqlx::FromRow)]
@@ -328,6 +329,15 @@ macro_rules! impl_sign_ins {
                 let row: Option<$crate::storage::rows::OrgRow> =
                     sqlx::query_as("SELECT id, slug, name, created_at FROM orgs WHERE slug = $1")
                         .bind(slug)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                Ok(row.map(Into::into))
+            }
+
+            async fn org_by_id(&self, org_id: uuid::Uuid) -> $crate::storage::Result<Option<$crate::storage::Org>> {
+                let row: Option<$crate::storage::rows::OrgRow> =
+                    sqlx::query_as("SELECT id, slug, name, created_at FROM orgs WHERE id = $1")
+                        .bind(org_id)
                         .fetch_optional(&self.pool)
                         .await?;
                 Ok(row.map(Into::into))

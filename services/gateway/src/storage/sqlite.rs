@@ -14,7 +14,8 @@ use super::StoreError;
 pub struct SqliteStore {
     pub(crate) pool: SqlitePool,
     /// Held (and so locked) for as long as the store lives.
-    _lock: File,
+    /// Held while serving: one process per file (`None` for an operator's brief command).
+    _lock: Option<File>,
 }
 
 impl SqliteStore {
@@ -29,12 +30,23 @@ impl SqliteStore {
     }
 
     pub async fn open(path: &Path) -> super::Result<Self> {
+        Self::open_with(path, true).await
+    }
+
+    /// For an operator's command that changes rows nothing caches (`herald domains`), run
+    /// beside a serving Herald: SQLite's own locking keeps the writes whole; the process lock
+    /// is what keeps a second *serving* process out.
+    pub async fn open_beside_server(path: &Path) -> super::Result<Self> {
+        Self::open_with(path, false).await
+    }
+
+    async fn open_with(path: &Path, exclusive: bool) -> super::Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
                 StoreError::Startup(format!("cannot create the database directory {}: {e}", dir.display()))
             })?;
         }
-        let lock = Self::lock(path)?;
+        let lock = if exclusive { Some(Self::lock(path)?) } else { None };
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
@@ -95,4 +107,5 @@ super::audit::impl_audit!(SqliteStore, Sqlite);
 super::notifications::impl_notifications!(SqliteStore, Sqlite);
 super::push::impl_push_devices!(SqliteStore, Sqlite);
 super::sign_in::impl_sign_ins!(SqliteStore, Sqlite);
+super::org_providers::impl_org_providers!(SqliteStore, Sqlite);
 super::connections::impl_connections!(SqliteStore, Sqlite);

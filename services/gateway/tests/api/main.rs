@@ -25,6 +25,7 @@ mod mcp_support;
 mod members;
 mod migrations;
 mod notifications;
+mod org_sso;
 mod peers;
 mod policy;
 mod policy_flow;

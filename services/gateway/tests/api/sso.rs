@@ -193,7 +193,7 @@ async fn sign_in_as(app: &TestApp, browser: &Session, sub: &str) -> String {
     location(&browser.http.get(&callback).send().await.unwrap())
 }
 
-fn sso_error(location: &str) -> (String, String) {
+pub(crate) fn sso_error(location: &str) -> (String, String) {
     let url = reqwest::Url::parse("http://x").unwrap().join(location).unwrap();
     assert_eq!(url.path(), "/login", "a failed sign-in lands on the sign-in page: {location}");
     let get = |k: &str| {
@@ -202,13 +202,13 @@ fn sso_error(location: &str) -> (String, String) {
     (get("sso_error"), get("sso_detail"))
 }
 
-async fn me(browser: &Session) -> Value {
+pub(crate) async fn me(browser: &Session) -> Value {
     let response = browser.get("/api/v1/me").await;
     assert_eq!(response.status(), StatusCode::OK);
     body(response).await
 }
 
-async fn audit_actions(owner: &Session) -> Vec<String> {
+pub(crate) async fn audit_actions(owner: &Session) -> Vec<String> {
     let log = body(owner.get("/api/v1/orgs/acme/audit").await).await;
     log["entries"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap().to_owned()).collect()
 }
