@@ -324,6 +324,9 @@ pub struct SignInOptions {
     /// Whether the password form is offered.
     password: bool,
     providers: Vec<ProviderOption>,
+    /// Whether organisations may have providers of their own (the page then offers to find
+    /// one by e-mail).
+    org_providers: bool,
 }
 
 #[derive(Serialize)]
@@ -380,7 +383,11 @@ pub async fn options(
             providers.push(option_of(&own));
         }
     }
-    Ok(Json(SignInOptions { password: state.sign_in.settings.password_sign_in, providers }))
+    Ok(Json(SignInOptions {
+        password: state.sign_in.settings.password_sign_in,
+        providers,
+        org_providers: state.sign_in.settings.org_providers,
+    }))
 }
 
 #[cfg(test)]
