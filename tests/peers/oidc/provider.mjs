@@ -97,6 +97,7 @@ function loadConfig() {
     useGrantedResource: doc.useGrantedResource === true,
     rotateRefreshToken: doc.rotateRefreshToken,
     refreshTokens: doc.refreshTokens ?? 'always',
+    clientIdMetadataDocument: doc.clientIdMetadataDocument === true,
   };
   if (!['always', 'offline_access'].includes(cfg.refreshTokens)) {
     throw new Error('config: refreshTokens must be "always" or "offline_access"');
@@ -358,6 +359,11 @@ function providerConfiguration() {
       },
       clientCredentials: { enabled: true },
       registration: { enabled: cfg.registration },
+      // OAuth Client ID Metadata Document (draft-02, as the library implements it): a client
+      // id that is an https URL is fetched and its document is the client.
+      clientIdMetadataDocument: cfg.clientIdMetadataDocument
+        ? { enabled: true, ack: 'draft-02' }
+        : { enabled: false },
       resourceIndicators: resourceIndicatorsOn
         ? {
           enabled: true,
@@ -383,6 +389,12 @@ function providerConfiguration() {
     },
   };
   if (cfg.rotateRefreshToken !== undefined) conf.rotateRefreshToken = cfg.rotateRefreshToken;
+  // The library refuses to fetch from special-use addresses (its SSRF guard, a dispatcher it
+  // passes in); in these tests every client document is on loopback, so the guard is left out.
+  // The document's https is still checked (trust the test's certificate: NODE_EXTRA_CA_CERTS).
+  if (cfg.clientIdMetadataDocument) {
+    conf.fetch = (url, { dispatcher: _guard, ...options }) => globalThis.fetch(url, options);
+  }
   // Refresh tokens: "always" (default) whenever the client is allowed the refresh_token grant
   // (the default client metadata gives it), with or without offline_access; "offline_access"
   // keeps the library default: only when the code's scopes have offline_access (which the

@@ -22,6 +22,11 @@ pub(crate) struct Idp {
 
 impl Idp {
     pub(crate) async fn start(config: Value) -> Self {
+        Self::start_with_env(config, &[]).await
+    }
+
+    /// With environment variables for the provider's process (`NODE_EXTRA_CA_CERTS`).
+    pub(crate) async fn start_with_env(config: Value, env: &[(&str, String)]) -> Self {
         use tokio::io::AsyncBufReadExt;
         let node = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/node/node_modules/.bin/node");
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/oidc/provider.mjs");
@@ -29,6 +34,7 @@ impl Idp {
         let mut child = tokio::process::Command::new(node)
             .arg(script)
             .env("OIDC_CONFIG", config.to_string())
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdout(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
@@ -132,10 +138,22 @@ pub(crate) async fn at_the_provider_with(
     sub: &str,
     extra: &[(&str, &str)],
 ) -> String {
+    at_the_provider_until(&app.base, browser, authorize_url, sub, extra).await
+}
+
+/// As [`at_the_provider_with`], until the browser is sent to `home` (Herald as the browser
+/// reaches it: its listener, or a front on https).
+pub(crate) async fn at_the_provider_until(
+    home: &str,
+    browser: &Session,
+    authorize_url: &str,
+    sub: &str,
+    extra: &[(&str, &str)],
+) -> String {
     let mut url = authorize_url.to_owned();
     let mut signed_in = false;
     for _ in 0..10 {
-        if url.starts_with(&app.base) {
+        if url.starts_with(home) {
             return url;
         }
         let response = browser.http.get(&url).send().await.unwrap();

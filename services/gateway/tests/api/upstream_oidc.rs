@@ -13,7 +13,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::mcp_support::{Agent, text};
-use crate::sso::{Idp, at_the_provider_with, browser, location};
+use crate::sso::{Idp, at_the_provider_until, at_the_provider_with, browser, location};
 use crate::support::{PASSWORD, Session, TestApp, body};
 
 const IGNORE: &str = "needs the peers: run tests/peers/install.sh, then cargo test -- --include-ignored";
@@ -38,10 +38,16 @@ impl Upstream {
     /// with the refresh_token grant exchanges), or `offline_access` (oidc-provider's own default:
     /// only when the grant has the `offline_access` scope).
     async fn start_with(access_ttl_secs: Option<u64>, refresh_tokens: &str) -> Self {
+        Self::start_configured(access_ttl_secs, json!({ "refreshTokens": refresh_tokens }), &[]).await
+    }
+
+    /// `config`: settings of the provider's besides its clients and accounts (dynamic
+    /// registration is on unless `config` says otherwise); `env`: its process's environment.
+    async fn start_configured(access_ttl_secs: Option<u64>, config: Value, env: &[(&str, String)]) -> Self {
         use tokio::io::AsyncBufReadExt;
-        let idp = Idp::start(json!({
+        let mut provider = json!({
             "registration": true,
-            "refreshTokens": refresh_tokens,
+            "refreshTokens": "always",
             "clients": [{
                 "client_id": RS_CLIENT,
                 "client_secret": RS_SECRET,
@@ -50,8 +56,11 @@ impl Upstream {
                 "redirect_uris": [],
             }],
             "accounts": [{ "sub": "olive" }, { "sub": "grace" }],
-        }))
-        .await;
+        });
+        for (key, value) in config.as_object().expect("an object") {
+            provider[key] = value.clone();
+        }
+        let idp = Idp::start_with_env(provider, env).await;
         let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/.venv/bin/python");
         let script =
             concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/python/oidc_protected_server.py");
@@ -357,4 +366,151 @@ async fn with_oidc_providers_default_refresh_policy_herald_asks_for_offline_acce
     assert!(kinds.contains(&&json!("RefreshToken")), "a refresh token was issued: {tokens}");
     let list = body(olive.get("/api/v1/me/connections").await).await;
     assert_eq!(list["connections"][0]["renewable"], true, "{list}");
+}
+
+/// A certificate for `localhost` and 127.0.0.1 and the authority that signed it, made now with
+/// openssl (a self-signed certificate is no end-entity certificate to rustls): the authority's
+/// PEM, and the directory with ca.pem, cert.pem and key.pem.
+fn test_certificate() -> (Vec<u8>, std::path::PathBuf) {
+    let dir = crate::cli::temp_dir();
+    let openssl = |args: &[&str]| {
+        let made = std::process::Command::new("openssl")
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .expect("openssl runs");
+        assert!(made.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&made.stderr));
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    openssl(
+        &[
+            &["req", "-x509"],
+            &ec[..],
+            &["-days", "1", "-subj", "/CN=Herald test authority", "-keyout", "ca.key", "-out", "ca.pem"],
+        ]
+        .concat(),
+    );
+    openssl(
+        &[&["req"], &ec[..], &["-subj", "/CN=localhost", "-keyout", "key.pem", "-out", "leaf.csr"]].concat(),
+    );
+    std::fs::write(
+        dir.join("leaf.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        "leaf.ext",
+        "-out",
+        "cert.pem",
+    ]);
+    (std::fs::read(dir.join("ca.pem")).unwrap(), dir)
+}
+
+/// tests/peers/tls/front.mjs: https on a free port, passing everything to `target`.
+async fn https_front(dir: &std::path::Path, target: &str) -> (u16, tokio::process::Child) {
+    use tokio::io::AsyncBufReadExt;
+    let node = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/node/node_modules/.bin/node");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/tls/front.mjs");
+    assert!(std::path::Path::new(node).exists(), "{IGNORE}");
+    let mut child = tokio::process::Command::new(node)
+        .arg(script)
+        .arg(dir.join("cert.pem"))
+        .arg(dir.join("key.pem"))
+        .arg(target)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the front starts");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("the front says where it listens")
+        .unwrap()
+        .expect("a line");
+    let port = line.strip_prefix("listening ").expect("listening <port>").trim().parse().unwrap();
+    (port, child)
+}
+
+#[tokio::test]
+#[ignore = "needs the peers: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn on_https_herald_is_its_own_client_id_where_the_authorization_server_takes_metadata_documents() {
+    // Herald on https (a front with a certificate made now), so its Client ID Metadata
+    // Document has an https URL; oidc-provider with the feature on and dynamic registration
+    // off, trusting the certificate.
+    let (certificate, dir) = test_certificate();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (front_port, _front) = https_front(&dir, &format!("http://{}", listener.local_addr().unwrap())).await;
+    let public = format!("https://localhost:{front_port}");
+    let upstream = Upstream::start_configured(
+        None,
+        json!({ "registration": false, "clientIdMetadataDocument": true }),
+        &[("NODE_EXTRA_CA_CERTS", dir.join("ca.pem").display().to_string())],
+    )
+    .await;
+    let public_url = public.clone();
+    let app = crate::support::TestApp::spawn_listening(
+        listener,
+        crate::support::TestDb::create().await,
+        |s| s.public_url = Some(public_url),
+        |_| {},
+    )
+    .await;
+
+    // The browser reaches Herald through the front (its cookies are Secure now).
+    let person = Session {
+        base: public.clone(),
+        http: reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .add_root_certificate(reqwest::Certificate::from_pem(&certificate).unwrap())
+            .build()
+            .unwrap(),
+        bearer: None,
+    };
+    let setup = person
+        .post(
+            "/api/v1/setup",
+            &json!({ "token": app.setup_token(), "org_slug": "acme", "org_name": "Acme",
+                     "email": "owner@example.com", "name": "Olive", "password": PASSWORD }),
+        )
+        .await;
+    assert_eq!(setup.status(), StatusCode::CREATED);
+    register_notes(&person, &upstream.mcp_url).await;
+    let token = app.token(&person, "acme", "olive's agent").await;
+
+    // The document, as the authorization server reads it.
+    let document = body(person.get("/oauth/client-metadata.json").await).await;
+    let client_id = format!("{public}/oauth/client-metadata.json");
+    assert_eq!(document["client_id"], client_id);
+    assert_eq!(document["redirect_uris"], json!([format!("{public}/connect/callback")]));
+    assert_eq!(document["token_endpoint_auth_method"], "none");
+
+    // Connecting: Herald's client id is the document's URL; nothing was registered.
+    let authorize = reqwest::Url::parse(&location(&person.get("/connect/acme/notes/start").await)).unwrap();
+    assert_eq!(param(&authorize, "client_id").as_deref(), Some(client_id.as_str()));
+    assert!(upstream.requests_to("registration").await.is_empty());
+    let back = at_the_provider_until(&public, &person, authorize.as_str(), "olive", &[]).await;
+    assert_eq!(location(&person.http.get(&back).send().await.unwrap()), "/connections?connected=acme/notes");
+    let exchanges = upstream.requests_to("token").await;
+    assert_eq!(exchanges.len(), 1, "{exchanges:?}");
+    assert_eq!(exchanges[0]["params"]["client_id"], client_id, "a public client: {:?}", exchanges[0]);
+    assert_eq!(exchanges[0]["basic_auth_client_id"], Value::Null);
+    assert_eq!(exchanges[0]["status"], 200, "{:?}", exchanges[0]);
+
+    // And the agent's call goes on as her.
+    let agent = Agent::modern(&app, &token, "notes");
+    assert_eq!(outcome(&agent.call(1, "whoami", json!({})).await), "you are olive");
+    let _ = std::fs::remove_dir_all(dir);
 }
