@@ -3,8 +3,9 @@
 // of a `whoami` tool, registered as `acme/notes` with `auth_mode: oauth`; an agent on the
 // official TypeScript SDK (v1, so its `initialize` is the request that waits). Herald holds the
 // agent's request and asks the person in the inbox ("Herald asks", "Connect to Notes"); its
-// button opens Herald's connect page in a new tab, through the server's sign-in and back to
-// Connections, and the request goes on as them. The Connections page shows what they granted,
+// button opens Herald's connect page in a new tab, which shows what connecting means (Herald's
+// consent step) and on Continue goes through the server's sign-in and back to Connections, and
+// the request goes on as them. The Connections page shows what they granted,
 // and Disconnect (asked once more) revokes it; after that "Not now" ends the agent's request
 // with an error that says where to connect.
 
@@ -248,9 +249,21 @@ test("Connect upstream: a call waits while Herald asks in the inbox, and goes on
   assert.equal(agent.settled, false, "the agent's request waits");
   await screenshot(inbox, "connect-in-inbox.png");
 
-  // The button opens Herald's connect page in a new tab, which sends the browser to the sign-in.
+  // The button opens Herald's connect page in a new tab. Herald's one client at the sign-in
+  // serves everyone, so Herald first shows what connecting means: the sign-in it sends the
+  // person to, and the permissions asked for; Continue goes there.
   const [tab] = await Promise.all([context.waitForEvent("page"), connect.click()]);
   await card.getByRole("status").filter({ hasText: `Waiting for you to finish signing in to ${SERVER.name} in the new tab` }).waitFor();
+  await tab.waitForURL((url) => url.origin === base && url.pathname === "/connections" && url.searchParams.get("review") === "acme/notes");
+  const review = tab.getByRole("region", { name: `Connect to ${SERVER.name}?` });
+  await review.waitFor();
+  const reviewText = await review.innerText();
+  assert.ok(reviewText.includes(new URL(issuer).host), reviewText);
+  assert.match(reviewText, /Notes asks for:\s*mcp:tools/, reviewText);
+  await screenshot(tab, "connect-review.png");
+  const onwards = review.getByRole("link", { name: `Continue to ${new URL(issuer).host}` });
+  assert.equal(await onwards.evaluate((a) => a === document.activeElement), true, "Continue has the focus");
+  await onwards.click();
   await tab.waitForURL((url) => url.origin === issuer && url.pathname === "/login");
   assert.equal(await tab.evaluate(() => window.opener), null, "the new tab has no opener");
   await tab.locator('input[name="login"]').fill("olive");

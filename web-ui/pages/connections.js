@@ -1,8 +1,10 @@
 // Connections: the servers that act as each person (OAuth sign-in), in every
 // organisation of the person's: connected or not, with what they granted and
 // until when; Connect (or Connect again, to renew or add permissions) goes
-// to Herald's connect page, which sends the browser to the server's sign-in;
-// Disconnect revokes the tokens there and forgets them here.
+// to Herald's connect page, which first brings the person back here to review
+// what they agree to (`?review=org/server&ticket=…`: which server, which
+// sign-in, which permissions) and, on Continue, sends the browser to the
+// server's sign-in; Disconnect revokes the tokens there and forgets them here.
 
 import { api, el } from "../dom.js";
 import { banner, confirmButton, heading, status, time } from "../ui.js";
@@ -82,8 +84,44 @@ export default async function render(root) {
     }
   };
 
-  root.append(el("section", { class: "card" },
+  const reviewed = params.get("review");
+  const ticket = params.get("ticket");
+  const review = reviewed && ticket ? await reviewCard(reviewed, ticket) : null;
+
+  root.append(...(review ? [review] : []), el("section", { class: "card" },
     heading("Connections", "Servers that act as you: each asks you to sign in once, at its own sign-in page, and Herald keeps your access sealed and renews it. Nobody else's calls use it."),
     notice, said, errors, list));
   await refresh();
+  review?.querySelector("a.primary")?.focus();
+}
+
+/** Herald's consent step: what connecting to `target` means, before the server's sign-in. */
+async function reviewCard(target, ticket) {
+  const card = el("section", { class: "card review", "aria-labelledby": "review-heading" });
+  let shown;
+  try {
+    shown = await api("GET", `/me/connections/review?ticket=${encodeURIComponent(ticket)}`);
+  } catch (error) {
+    const again = `/connect/${target.split("/").map(encodeURIComponent).join("/")}/start`;
+    card.append(el("h2", { id: "review-heading" }, "Connect"),
+      el("p", { class: "error", role: "alert" }, error.message),
+      el("a", { class: "button-link primary", href: again }, "Start again"));
+    return card;
+  }
+  let host = shown.issuer;
+  try { host = new URL(shown.issuer).host; } catch { /* shown as given */ }
+  const scopes = shown.scopes.length
+    ? el("ul", { class: "scopes" }, shown.scopes.map((s) => el("li", {}, el("code", {}, s))))
+    : el("p", { class: "muted" }, "It asks for no particular permissions.");
+  card.append(
+    el("h2", { id: "review-heading" }, `Connect to ${shown.server.name}?`),
+    el("p", {}, `${shown.server.name} in ${shown.org.name} acts as each person. Herald will send you to `,
+      el("strong", {}, host), ` to sign in as yourself. If you agree there, Herald keeps the access it grants, sealed, and uses it only for your own agents' calls to ${shown.server.name}.`),
+    shown.connected ? el("p", { class: "muted" }, "You are connected already: this connects you again (to renew your access or grant more).") : null,
+    el("p", {}, `${shown.server.name} asks for:`), scopes,
+    el("p", { class: "muted small" }, `Herald signs in at ${host} with one client for everyone it serves, so it asks you here first, every time. Server address: ${shown.server.url}.`),
+    el("div", { class: "row-controls" },
+      el("a", { class: "button-link primary", href: shown.continue_to }, `Continue to ${host}`),
+      el("a", { class: "button-link secondary", href: "/connections" }, "Cancel")));
+  return card;
 }

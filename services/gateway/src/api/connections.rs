@@ -3,10 +3,14 @@
 //!
 //! 1. `GET /connect/{org}/{server}/start` (signed in to the dashboard): Herald
 //!    asks the server what it wants (its `401` challenge), finds its
-//!    authorization server, gets a client identity there, records the attempt
-//!    (state hashed, PKCE verifier sealed, the issuer expected back, bound to
-//!    this browser by a cookie) and sends the browser to authorize, with the
-//!    `resource` (RFC 8707) and the scopes the challenge named.
+//!    authorization server and gets a client identity there. Herald's client
+//!    identity at that server serves everyone, so the person agrees first, on
+//!    Herald's own page (`/connections?review=…`): which server, which
+//!    authorization server, which scopes. That page's Continue comes back here
+//!    with the sealed consent ticket; then Herald records the attempt (state
+//!    hashed, PKCE verifier sealed, the issuer expected back, bound to this
+//!    browser by a cookie) and sends the browser to authorize, with the
+//!    `resource` (RFC 8707) and the scopes agreed to.
 //! 2. `GET /connect/callback?code&state&iss`: the attempt is taken once, the
 //!    browser and the issuer (RFC 9207) checked, the code exchanged (with the
 //!    `resource` again), and the tokens sealed for (org, person, server).
@@ -37,6 +41,51 @@ use crate::upstream_auth::{self as ua, ConnectError, client, discovery};
 
 const ATTEMPT_LIFETIME: Duration = Duration::from_secs(600);
 const SEAL_CONTEXT: &[u8] = b"upstream connect pkce verifier";
+const CONSENT_CONTEXT: &[u8] = b"upstream connect consent ticket";
+/// How long the review page's Continue stays good.
+const CONSENT_LIFETIME: Duration = Duration::from_secs(600);
+
+/// What a person agrees to on Herald's review page before Herald sends them to an
+/// authorization server where its one client identity serves many people (the MCP security
+/// best practices' consent per client, against a confused deputy): sealed, so nobody can make
+/// or change one, and bound to the person, the server, the issuer, the client and the scopes.
+/// Anything different by the time they continue is reviewed anew.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct ConsentTicket {
+    user_id: uuid::Uuid,
+    org: String,
+    server: String,
+    server_id: uuid::Uuid,
+    issuer: String,
+    client_id: String,
+    scopes: Vec<String>,
+    expires_at: i64,
+}
+
+impl ConsentTicket {
+    fn seal(&self, state: &AppState) -> String {
+        use base64::Engine;
+        let plain = serde_json::to_vec(self).expect("a ticket serialises");
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(state.keys.seal(CONSENT_CONTEXT, &plain))
+    }
+
+    /// The ticket `text` seals, unless it is not one of Herald's or has expired.
+    fn open(state: &AppState, text: &str) -> Option<Self> {
+        use base64::Engine;
+        if text.len() > 4096 {
+            return None;
+        }
+        let sealed = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(text).ok()?;
+        let plain = state.keys.open(CONSENT_CONTEXT, &sealed).ok()?;
+        let ticket: Self = serde_json::from_slice(&plain).ok()?;
+        (ticket.expires_at > OffsetDateTime::now_utc().unix_timestamp()).then_some(ticket)
+    }
+
+    /// The same agreement, whenever it was sealed.
+    fn agrees_with(&self, other: &Self) -> bool {
+        Self { expires_at: 0, ..self.clone() } == Self { expires_at: 0, ..other.clone() }
+    }
+}
 
 /// Binds an attempt to the browser that started it.
 const BROWSER: Binding =
@@ -73,11 +122,26 @@ async fn member_server(
     Ok(server)
 }
 
-/// `GET /connect/{org}/{server}/start`
+#[derive(Deserialize)]
+pub struct StartQuery {
+    /// The review page's sealed consent ticket.
+    consent: Option<String>,
+}
+
+/// Where `begin` sends the browser.
+enum Begun {
+    /// To Herald's review page, to agree first.
+    Review(String),
+    /// To the authorization server, with the attempt's cookie secret.
+    Authorize(String, String),
+}
+
+/// `GET /connect/{org}/{server}/start[?consent=ticket]`
 pub async fn start(
     State(state): State<AppState>,
     caller: Result<SessionUser, ApiError>,
     Path((org, slug)): Path<(String, String)>,
+    Query(query): Query<StartQuery>,
     headers: HeaderMap,
 ) -> Response {
     let target = format!("{org}/{slug}");
@@ -87,8 +151,9 @@ pub async fn start(
             url::form_urlencoded::Serializer::new(String::new()).append_pair("return_to", &back).finish();
         return see_other(&format!("/login?{query}"), &[]);
     };
-    match begin(&state, &caller, &org, &slug, &headers).await {
-        Ok((location, secret)) => {
+    match begin(&state, &caller, &org, &slug, query.consent.as_deref(), &headers).await {
+        Ok(Begun::Review(location)) => see_other(&location, &[]),
+        Ok(Begun::Authorize(location, secret)) => {
             see_other(&location, &[BROWSER.cookie(&state, &secret, ATTEMPT_LIFETIME.as_secs())])
         }
         Err(e) => failed(&state, Some(&target), &e),
@@ -100,8 +165,9 @@ async fn begin(
     caller: &SessionUser,
     org: &str,
     slug: &str,
+    consent: Option<&str>,
     headers: &HeaderMap,
-) -> Result<(String, String), ConnectError> {
+) -> Result<Begun, ConnectError> {
     let server = member_server(state, caller.user.id, org, slug).await?;
     let http = state.upstream_auth.http();
     let check = |u: &str| state.upstream_auth.check_url(u);
@@ -132,6 +198,24 @@ async fn begin(
     {
         scopes.push(client::OFFLINE_ACCESS.to_owned());
     }
+    let asked = ConsentTicket {
+        user_id: caller.user.id,
+        org: org.to_owned(),
+        server: slug.to_owned(),
+        server_id: server.id,
+        issuer: meta.issuer.clone(),
+        client_id: identity.client_id.clone(),
+        scopes: scopes.clone(),
+        expires_at: (OffsetDateTime::now_utc() + CONSENT_LIFETIME).unix_timestamp(),
+    };
+    let agreed = consent.and_then(|t| ConsentTicket::open(state, t)).is_some_and(|t| t.agrees_with(&asked));
+    if !agreed {
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("review", &format!("{org}/{slug}"))
+            .append_pair("ticket", &asked.seal(state))
+            .finish();
+        return Ok(Begun::Review(format!("/connections?{query}")));
+    }
     let authorization =
         client::authorize(&identity, &meta, &ua::redirect_uri(state), &resource.resource, &scopes)?;
     let secret = BROWSER.secret_or_new(state, headers);
@@ -153,7 +237,79 @@ async fn begin(
             expires_at: now + ATTEMPT_LIFETIME,
         })
         .await?;
-    Ok((authorization.url.to_string(), secret))
+    Ok(Begun::Authorize(authorization.url.to_string(), secret))
+}
+
+#[derive(Deserialize)]
+pub struct ReviewQuery {
+    ticket: String,
+}
+
+#[derive(Serialize)]
+pub struct ReviewView {
+    org: ReviewOrg,
+    server: ReviewServer,
+    /// The authorization server the person is sent to.
+    issuer: String,
+    scopes: Vec<String>,
+    /// Where the review page's Continue goes.
+    continue_to: String,
+    /// Whether the person is connected already (this connects them again).
+    connected: bool,
+}
+
+#[derive(Serialize)]
+pub struct ReviewOrg {
+    slug: String,
+    name: String,
+}
+
+#[derive(Serialize)]
+pub struct ReviewServer {
+    slug: String,
+    name: String,
+    url: String,
+}
+
+/// `GET /api/v1/me/connections/review?ticket=…`: what the review page shows, from the ticket
+/// `start` sealed (only to the person it was sealed for; `410 consent-expired` once it ended).
+pub async fn review(
+    State(state): State<AppState>,
+    caller: SessionUser,
+    Query(query): Query<ReviewQuery>,
+) -> ApiResult<Json<ReviewView>> {
+    let ticket = ConsentTicket::open(&state, &query.ticket)
+        .filter(|t| t.user_id == caller.user.id)
+        .ok_or_else(|| {
+            ApiError::Gone(
+                "consent-expired",
+                "this review has expired or is not yours: start connecting again".into(),
+            )
+        })?;
+    let membership = state.store.membership(&ticket.org, caller.user.id).await?.ok_or(ApiError::NotFound)?;
+    let server = state.store.server(membership.org.id, &ticket.server).await?.ok_or(ApiError::NotFound)?;
+    if server.id != ticket.server_id {
+        return Err(ApiError::NotFound);
+    }
+    let connected = state.store.connection(server.id, caller.user.id).await?.is_some();
+    let continue_to = format!(
+        "/connect/{}/{}/start?{}",
+        ticket.org,
+        ticket.server,
+        url::form_urlencoded::Serializer::new(String::new()).append_pair("consent", &query.ticket).finish()
+    );
+    Ok(Json(ReviewView {
+        org: ReviewOrg { slug: membership.org.slug.clone(), name: membership.org.name.clone() },
+        server: ReviewServer {
+            slug: server.slug.clone(),
+            name: server.name.clone(),
+            url: server.url.clone(),
+        },
+        issuer: ticket.issuer,
+        scopes: ticket.scopes,
+        continue_to,
+        connected,
+    }))
 }
 
 #[derive(Deserialize)]

@@ -97,6 +97,7 @@ pub fn router(state: AppState) -> Router {
         .route("/me", get(account::me))
         .route("/me/notifications", get(notifications::my_prefs).put(notifications::set_my_prefs))
         .route("/me/connections", get(connections::list))
+        .route("/me/connections/review", get(connections::review))
         .route("/me/connections/{org}/{server}", axum::routing::delete(connections::disconnect))
         .route("/me/push", get(push::show))
         .route("/me/push/devices", post(push::add_device))

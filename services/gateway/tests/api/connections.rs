@@ -78,10 +78,32 @@ async fn signed_in(app: &TestApp, email: &str) -> Session {
     person
 }
 
+/// Starts connecting `person` at `start` (`/connect/{org}/{server}/start`): Herald's review
+/// page comes first, then its Continue goes on to the authorization server, whose URL this
+/// returns.
+pub(crate) async fn agreed_start(person: &Session, start: &str) -> String {
+    let review = location(&person.get(start).await);
+    let ticket = review_ticket(&review);
+    let shown = body(person.get(&review_path(&ticket)).await).await;
+    location(&person.get(shown["continue_to"].as_str().expect("a way on")).await)
+}
+
+/// The consent ticket of a redirect to the review page.
+pub(crate) fn review_ticket(location: &str) -> String {
+    let url = reqwest::Url::parse("http://x").unwrap().join(location).unwrap();
+    assert_eq!(url.path(), "/connections", "Herald's review page first: {location}");
+    url.query_pairs().find(|(k, _)| k == "ticket").map(|(_, v)| v.into_owned()).expect("a ticket")
+}
+
+fn review_path(ticket: &str) -> String {
+    let query = url::form_urlencoded::Serializer::new(String::new()).append_pair("ticket", ticket).finish();
+    format!("/api/v1/me/connections/review?{query}")
+}
+
 /// Connects `person` to `acme/notes`, signing in at the authorization server as `account`;
 /// returns where Herald sent the browser in the end.
 async fn connect(app: &TestApp, person: &Session, account: &str, extra: &[(&str, &str)]) -> String {
-    let authorize = location(&person.get("/connect/acme/notes/start").await);
+    let authorize = agreed_start(person, "/connect/acme/notes/start").await;
     let back = at_the_provider_with(app, person, &authorize, account, extra).await;
     location(&person.http.get(&back).send().await.unwrap())
 }
@@ -134,9 +156,27 @@ async fn each_person_connects_as_themselves_and_their_calls_carry_their_own_toke
         let page = asked["url"].as_str().unwrap();
         assert_eq!(page, format!("{}/connect/acme/notes/start", app.base), "Herald's own connect page");
         assert!(asked["message"].as_str().unwrap().contains("Notes acts as each person"), "{asked}");
-        // Olive opens it: Herald found the authorization server from the 401, registered
-        // itself, and sends her there with PKCE and the resource.
+        // Olive opens it: Herald found the authorization server from the 401 and registered
+        // itself; its one client there serves everyone, so she reviews on Herald's page what
+        // she agrees to (per-client consent) before Herald sends her anywhere.
         let start = olive.get(page.strip_prefix(app.base.as_str()).unwrap()).await;
+        let ticket = review_ticket(&location(&start));
+        let review = body(olive.get(&review_path(&ticket)).await).await;
+        assert_eq!((&review["server"]["name"], &review["org"]["name"]), (&json!("Notes"), &json!("Acme")));
+        assert_eq!((&review["issuer"], &review["scopes"]), (&json!(upstream.issuer), &json!(["mcp:tools"])));
+        assert_eq!(review["connected"], false);
+        // The ticket is hers alone, and cannot be made up or changed.
+        let grace = signed_in(&app, "grace@example.com").await;
+        assert_eq!(grace.get(&review_path(&ticket)).await.status(), StatusCode::GONE);
+        let stolen = location(&grace.get(review["continue_to"].as_str().unwrap()).await);
+        assert_ne!(review_ticket(&stolen), ticket, "someone else's ticket is reviewed anew, as theirs");
+        let mut forged = ticket.clone();
+        forged.replace_range(10..11, if &forged[10..11] == "A" { "B" } else { "A" });
+        let forged = olive.get(&format!("/connect/acme/notes/start?consent={forged}")).await;
+        review_ticket(&location(&forged));
+        assert_eq!(olive.get(&review_path("not-a-ticket")).await.status(), StatusCode::GONE);
+        // Continue, then: off to the authorization server with PKCE and the resource.
+        let start = olive.get(review["continue_to"].as_str().unwrap()).await;
         let authorize = reqwest::Url::parse(&location(&start)).unwrap();
         assert!(authorize.as_str().starts_with(&upstream.issuer), "{authorize}");
         let param = |k: &str| authorize.query_pairs().find(|(key, _)| key == k).map(|(_, v)| v.into_owned());
@@ -261,7 +301,7 @@ async fn a_legacy_agent_waits_at_initialize_and_not_now_ends_it_with_where_to_co
         let asked = inbox.next_of("elicitation.created").await;
         assert_eq!(asked["asked_by"], "herald");
         let page = asked["url"].as_str().unwrap().strip_prefix(app.base.as_str()).unwrap().to_owned();
-        let authorize = location(&olive.get(&page).await);
+        let authorize = agreed_start(&olive, &page).await;
         let back = at_the_provider_with(&app, &olive, &authorize, "olive", &[]).await;
         location(&olive.http.get(&back).send().await.unwrap());
     });
@@ -306,7 +346,7 @@ async fn a_refused_token_is_renewed_mid_link_and_a_step_up_asks_the_person_for_t
         assert_eq!((&asked["asked_by"], &asked["tool"]), (&json!("herald"), &json!("write_note")), "{asked}");
         assert!(asked["message"].as_str().unwrap().contains("notes:write"), "{asked}");
         let page = asked["url"].as_str().unwrap().strip_prefix(app.base.as_str()).unwrap().to_owned();
-        let authorize = reqwest::Url::parse(&location(&olive.get(&page).await)).unwrap();
+        let authorize = reqwest::Url::parse(&agreed_start(&olive, &page).await).unwrap();
         let scope = authorize.query_pairs().find(|(k, _)| k == "scope").map(|(_, v)| v.into_owned()).unwrap();
         let mut scopes: Vec<&str> = scope.split(' ').collect();
         scopes.sort_unstable();
@@ -346,7 +386,7 @@ async fn the_sdk_as_it_ships_without_iss_or_a_challenge_scope_is_connected_to() 
     register_notes(&owner_session, &upstream.mcp_url).await;
     let token = app.token(&owner_session, "acme", "agent").await;
     let olive = signed_in(&app, "owner@example.com").await;
-    let authorize = reqwest::Url::parse(&location(&olive.get("/connect/acme/notes/start").await)).unwrap();
+    let authorize = reqwest::Url::parse(&agreed_start(&olive, "/connect/acme/notes/start").await).unwrap();
     // No scope in the challenge: the metadata's scopes_supported.
     let scope = authorize.query_pairs().find(|(k, _)| k == "scope").map(|(_, v)| v.into_owned());
     assert_eq!(scope.as_deref(), Some("mcp:tools"));
@@ -398,7 +438,7 @@ async fn a_refused_replayed_or_misattributed_answer_connects_nobody() {
     assert!(denied["detail"].starts_with("access_denied"), "{denied:?}");
 
     // An answer naming another issuer.
-    let authorize = location(&olive.get("/connect/acme/notes/start").await);
+    let authorize = agreed_start(&olive, "/connect/acme/notes/start").await;
     let back = at_the_provider_with(&app, &olive, &authorize, "olive", &[]).await;
     let mut tampered = reqwest::Url::parse(&back).unwrap();
     let pairs: Vec<(String, String)> = tampered
@@ -413,7 +453,7 @@ async fn a_refused_replayed_or_misattributed_answer_connects_nobody() {
     assert_eq!(replay["connect_error"], "attempt_unknown");
 
     // Another browser bringing back a good answer.
-    let authorize = location(&olive.get("/connect/acme/notes/start").await);
+    let authorize = agreed_start(&olive, "/connect/acme/notes/start").await;
     let back = at_the_provider_with(&app, &olive, &authorize, "olive", &[]).await;
     let thief = signed_in(&app, "owner@example.com").await;
     let stolen = query_of(&location(&thief.http.get(&back).send().await.unwrap()));

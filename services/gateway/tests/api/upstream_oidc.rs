@@ -138,7 +138,7 @@ async fn signed_in(app: &TestApp, email: &str) -> Session {
 
 /// Where Herald sends `person` to connect to `acme/notes`: the provider's authorization URL.
 async fn authorize_url(person: &Session) -> reqwest::Url {
-    reqwest::Url::parse(&location(&person.get("/connect/acme/notes/start").await)).unwrap()
+    reqwest::Url::parse(&crate::connections::agreed_start(person, "/connect/acme/notes/start").await).unwrap()
 }
 
 fn param(url: &reqwest::Url, key: &str) -> Option<String> {
@@ -498,7 +498,9 @@ async fn on_https_herald_is_its_own_client_id_where_the_authorization_server_tak
     assert_eq!(document["token_endpoint_auth_method"], "none");
 
     // Connecting: Herald's client id is the document's URL; nothing was registered.
-    let authorize = reqwest::Url::parse(&location(&person.get("/connect/acme/notes/start").await)).unwrap();
+    let authorize =
+        reqwest::Url::parse(&crate::connections::agreed_start(&person, "/connect/acme/notes/start").await)
+            .unwrap();
     assert_eq!(param(&authorize, "client_id").as_deref(), Some(client_id.as_str()));
     assert!(upstream.requests_to("registration").await.is_empty());
     let back = at_the_provider_until(&public, &person, authorize.as_str(), "olive", &[]).await;
