@@ -131,10 +131,42 @@ const SIGN_IN_FAILURES = {
   no_email: "Your identity provider did not tell Herald your e-mail address.",
   email_unverified: "Your identity provider has not verified your e-mail address.",
   domain_not_allowed: "People with this e-mail domain cannot sign in here.",
+  domain_not_confirmed: "Your organisation's identity provider may not sign in people of this e-mail domain yet: this Herald's operator has not confirmed the domain is your organisation's.",
   not_linked: "An account with your e-mail address exists here but is not linked to this identity provider.",
   removed: "You were removed from the organisation.",
   no_provider: "That identity provider is not set up here.",
 };
+
+/**
+ * "Sign in with your organisation's single sign-on": asks for the person's e-mail and goes to the
+ * provider of the organisation its domain is confirmed for, or says there is none.
+ */
+function orgFinder(lookup, go) {
+  const id = "sso-email";
+  const input = el("input", { id, type: "email", name: "sso_email", autocomplete: "email", "aria-describedby": `${id}-said` });
+  const said = el("p", { class: "error", id: `${id}-said`, "aria-live": "polite" });
+  const submit = el("button", { type: "submit", class: "quiet" }, "Continue");
+  const finderForm = el("form", { class: "sso-finder", novalidate: true, hidden: true, onsubmit: async (event) => {
+    event.preventDefault();
+    said.textContent = "";
+    const email = input.value.trim();
+    if (!email.includes("@")) { said.textContent = "Enter your work e-mail address."; input.focus(); return; }
+    submit.disabled = true;
+    try {
+      const found = await lookup(email);
+      if (found) go(found);
+      else said.textContent = `No organisation's single sign-on is set up for ${email.split("@").pop()} here. Sign in with your password, or ask your administrator.`;
+    } finally {
+      submit.disabled = false;
+    }
+  } }, el("label", { for: id }, "Your work e-mail"), input, said, submit);
+  const open = el("button", { type: "button", class: "quiet sso-open", "aria-expanded": "false", onclick: () => {
+    finderForm.hidden = false;
+    open.setAttribute("aria-expanded", "true");
+    input.focus();
+  } }, "Sign in with your organisation's single sign-on");
+  return el("div", { class: "sso-find" }, open, finderForm);
+}
 
 const pages = {
   async "/"() {
@@ -181,9 +213,11 @@ const pages = {
 
   async "/login"() {
     const params = new URLSearchParams(location.search);
-    let options = { password: true, providers: [] };
+    let options = { password: true, providers: [], org_providers: false };
+    // `?org=slug` (a link an organisation hands its people) adds that organisation's provider.
+    const orgParam = params.get("org");
     try {
-      options = await api("GET", "/auth/sign-in-options");
+      options = await api("GET", `/auth/sign-in-options${orgParam ? `?org=${encodeURIComponent(orgParam)}` : ""}`);
     } catch { /* the password form still works */ }
     const failure = params.get("sso_error");
     const detail = params.get("sso_detail");
@@ -195,22 +229,43 @@ const pages = {
     // Where to go afterwards: a path on Herald only.
     const given = params.get("return_to") ?? "";
     const returnTo = /^\/(?![/\\])/.test(given) ? given : "/";
-    const providers = options.providers.map((p) =>
-      el("a", { class: "button sso", href: `${p.start}?return_to=${encodeURIComponent(returnTo)}` }, `Sign in with ${p.name}`));
+    const button = (p) => el("a", { class: "button sso", href: `${p.start}?return_to=${encodeURIComponent(returnTo)}` }, `Sign in with ${p.name}`);
+    const providers = options.providers.map(button);
+    const buttons = el("div", { class: "sso-buttons" }, providers);
+    /** The provider of the organisation `email`'s domain is confirmed for, if any. */
+    const orgProviderFor = async (email) => {
+      try {
+        const found = await api("GET", `/auth/sign-in-options?email=${encodeURIComponent(email)}`);
+        return found.providers.find((p) => p.key.startsWith("org:")) ?? null;
+      } catch {
+        return null;
+      }
+    };
+    // Where organisations may have their own provider: found by the person's e-mail.
+    const finder = options.org_providers ? orgFinder(orgProviderFor, (p) => location.assign(button(p).href)) : null;
     const passwordForm = options.password
       ? form("Sign in", null, [["email", "Email", "email"], ["password", "Password", "password"]], "Sign in",
-        async (values) => { await api("POST", "/auth/login", values); location.assign(returnTo); })
+        async (values) => {
+          try {
+            await api("POST", "/auth/login", values);
+          } catch (error) {
+            // Refused because the organisation signs in through its own provider: offer its button.
+            const own = error.problem?.type?.endsWith("password-sign-in-off") ? await orgProviderFor(values.email) : null;
+            if (own && !buttons.querySelector(`a[href^="${own.start}"]`)) buttons.append(button(own));
+            throw error;
+          }
+          location.assign(returnTo);
+        })
       : null;
     if (!passwordForm) {
-      return show(el("section", { class: "card" }, el("h1", {}, "Sign in"), failed, el("div", { class: "sso-buttons" }, providers)));
+      return show(el("section", { class: "card" }, el("h1", {}, "Sign in"), failed, buttons, finder));
     }
-    if (providers.length) {
-      passwordForm.querySelector("h1").after(failed ?? "", el("div", { class: "sso-buttons" }, providers),
-        el("p", { class: "muted or" }, "or with your password"));
-    }
+    passwordForm.querySelector("h1").after(failed ?? "", buttons,
+      providers.length ? el("p", { class: "muted or" }, "or with your password") : "");
     // A new attempt with the password replaces what the provider's failure said.
     if (failed) passwordForm.addEventListener("submit", () => failed.remove());
-    show(passwordForm);
+    // Its own card: a form may not hold another.
+    show(passwordForm, ...(finder ? [el("section", { class: "card" }, finder)] : []));
   },
 
   async "/setup"() {

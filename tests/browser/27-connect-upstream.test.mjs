@@ -260,6 +260,7 @@ test("Connect upstream: a call waits while Herald asks in the inbox, and goes on
   const reviewText = await review.innerText();
   assert.ok(reviewText.includes(new URL(issuer).host), reviewText);
   assert.match(reviewText, /Notes asks for:\s*mcp:tools/, reviewText);
+  assert.doesNotMatch(reviewText, /\b(null|undefined)\b/, reviewText);
   await screenshot(tab, "connect-review.png");
   const onwards = review.getByRole("link", { name: `Continue to ${new URL(issuer).host}` });
   assert.equal(await onwards.evaluate((a) => a === document.activeElement), true, "Continue has the focus");

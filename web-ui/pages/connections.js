@@ -117,7 +117,7 @@ async function reviewCard(target, ticket) {
     el("h2", { id: "review-heading" }, `Connect to ${shown.server.name}?`),
     el("p", {}, `${shown.server.name} in ${shown.org.name} acts as each person. Herald will send you to `,
       el("strong", {}, host), ` to sign in as yourself. If you agree there, Herald keeps the access it grants, sealed, and uses it only for your own agents' calls to ${shown.server.name}.`),
-    shown.connected ? el("p", { class: "muted" }, "You are connected already: this connects you again (to renew your access or grant more).") : null,
+    ...(shown.connected ? [el("p", { class: "muted" }, "You are connected already: this connects you again (to renew your access or grant more).")] : []),
     el("p", {}, `${shown.server.name} asks for:`), scopes,
     el("p", { class: "muted small" }, `Herald signs in at ${host} with one client for everyone it serves, so it asks you here first, every time. Server address: ${shown.server.url}.`),
     el("div", { class: "row-controls" },

@@ -96,7 +96,8 @@ impl From<OrgDomain> for DomainView {
 
 fn own_view(p: &OrgProvider) -> OwnProviderView {
     OwnProviderView {
-        issuer: p.issuer.clone(),
+        // As people write it: a bare origin without the slash a URL parser adds.
+        issuer: p.issuer.trim_end_matches('/').to_owned(),
         client_id: p.client_id.clone(),
         client_secret_set: !p.client_secret_sealed.is_empty(),
         name: p.display_name.clone(),
