@@ -433,8 +433,15 @@ async fn finish(
     connection.access_token_sealed = ua::seal_access(&state.keys, &connection, &tokens.access_token);
     connection.refresh_token_sealed =
         tokens.refresh_token.as_deref().map(|t| ua::seal_refresh(&state.keys, &connection, t));
+    // Tokens from another authorization server (the server moved to a new one since) are
+    // revoked where they came from before the new ones replace them.
+    let replaced = state.store.connection(server.id, attempt.user_id).await.map_err(|e| fail(e.into()))?;
+    let moved = replaced.as_ref().is_some_and(|old| old.issuer != connection.issuer);
     state.store.put_connection(&connection).await.map_err(|e| fail(e.into()))?;
-    ua::changed(state, server.id, attempt.user_id, false).await;
+    if let Some(old) = replaced.filter(|_| moved) {
+        ua::revoke(state, &server, &old).await;
+    }
+    ua::changed(state, server.id, attempt.user_id, moved).await;
     audit::record(
         state.store.as_ref(),
         attempt.org_id,

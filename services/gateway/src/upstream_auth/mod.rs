@@ -473,9 +473,10 @@ async fn refreshed(
     Ok(tokens.access_token)
 }
 
-/// Revokes a connection's tokens at its authorization server, where it offers revocation.
-/// Best effort: the row goes whatever the server says.
-async fn revoke(state: &AppState, server: &Server, connection: &Connection) {
+/// Revokes a connection's tokens at its authorization server, where it offers revocation: on
+/// disconnect, and when a connection from another authorization server replaces it. Best effort:
+/// the row goes whatever the server says.
+pub async fn revoke(state: &AppState, server: &Server, connection: &Connection) {
     let Ok(meta) = state.upstream_auth.auth_server(&connection.issuer).await else { return };
     let Ok(identity) = client_identity(state, server, &meta).await else { return };
     let http = state.upstream_auth.http();
