@@ -11,6 +11,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "de",
     terms: &[
+        (SessionCookie, &["ohne die cookies zu entfernen", "ohne die cookies oder", "cookies nicht entfernen", "die cookies drin lassen"]),
         (ApiKey, &["händlerschlüssel", "händler schlüssel", "*händlerschlüssel"]),
         (Passphrase, &["entsperrphrase", "entsperrsatz", "phrase zum entsperren"]),
         (ApiKey, &["mac schlüssel", "hmac schlüssel", "mac key", "hmac key"]),
@@ -88,7 +89,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["antwort", "antworten"]),
     ],
-    blockers: &["variablenname", "namen der variable", "geheimzutat", "geheime zutat", "geheimrezept", "geheimes rezept", "geheimtipp",
+    blockers: &["passwortstärke", "stärke des passworts", "stärke ihres passworts", "schlüssel alias", "alias des kms schlüssels", "12 oder 24 wörter", "variablenname", "namen der variable", "geheimzutat", "geheime zutat", "geheimrezept", "geheimes rezept", "geheimtipp",
         "*hausschlüssel", "*autoschlüssel", "*wohnungsschlüssel", "*schlüsselbund", "öffentlicher schlüssel",
         "öffentlichen schlüssel", "*geschenkkarte", "*kundenkarte", "*bonuskarte", "*simkarte", "sim karte",
         "*speicherkarte", "*grafikkarte", "*visitenkarte", "*landkarte", "*spielkarte", "*kartenspiel",
@@ -144,7 +145,7 @@ pub(super) const RULES: LangRules = LangRules {
         "schicken", "schick", "senden", "rüberschicken", "kannst du mir", "könnt ihr mir",
         "bitte die", "bitte den", "bitte das", "bitte ihre", "bitte ihr", "bitte deine", "bitte dein", "eintragen", "eingeben",
     ],
-    near_cues: &[
+    near_cues: &["ohne die cookies zu entfernen", "ohne die cookies oder", "cookies nicht entfernen", "die cookies drin lassen", 
         "bestätigen sie", "bestätigen", "bestätige", "wählen sie", "wähle", "festlegen", "erforderlich",
         "benötigt", "vergeben", "auswählen", "wähl",
     ],
@@ -158,7 +159,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adresse", "anschrift", "lieferung", "straße", "stadt", "wohnort"],
     map: &["standort", "karte anheften", "kartenmarkierung"],
-    carriers: &["ganze datei", "komplette datei", "vollständige datei", "abfrageergebnis", "ergebnis der abfrage", 
+    carriers: &["schlüsselbund", "servermanager", "ganze datei", "komplette datei", "vollständige datei", "abfrageergebnis", "ergebnis der abfrage", 
         "verbindungszeichenfolge", "*verbindungszeichenfolge", "verbindungsstring", "*verbindungsstring",
         "datenbank url", "datenbank uri", "*datenbankurl", "verbindungs url", "verbindungsurl",
         "konfigurationsdatei", "konfigurationsausschnitt", "curl befehl", "*curlbefehl", "abschnitt", "zeile",
@@ -197,13 +198,13 @@ pub(super) const RULES: LangRules = LangRules {
     qualified: &[
         (ApiKey, &["schlüssel", "*liveschlüssel", "*produktionsschlüssel"]),
     ],
-    back_cues: &[],
+    back_cues: &["fügen sie sie hier ein", "fügen sie ihn hier ein", "fügen sie es hier ein", "fügen sie diese hier ein", ],
     dotfiles: &[],
     credential_files: &["wireguard konfiguration", "wireguard konfigurationsdatei", "openvpn konfiguration", "openvpn konfigurationsdatei", "openvpn profil", "wireguard profil", "WireGuard konfiguration", "WireGuard konfigurationsdatei", "OpenVPN konfiguration", "OpenVPN konfigurationsdatei", "OpenVPN profil", "WireGuard profil", ],
     credential_dotfiles: &[],
     please: &["bitte"],
     which: &["welcher", "welches", "welchen", "welche"],
-    not_negations: &["nicht schwärzen", "nicht maskieren", "nicht bereinigen", "ohne es einzugeben", "ohne es einzutippen", "ohne es zu verraten", "ohne es zu nennen", "und nicht im chat", "und nicht in den chat", "nicht per e mail", "nicht per mail", "vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
+    not_negations: &["ohne die cookies oder den authorization header zu entfernen", "ohne die cookies zu entfernen", "ohne cookies zu entfernen", "ohne sie zu entfernen", "ohne etwas zu entfernen", "ohne den authorization header zu entfernen", "nicht schwärzen", "nicht maskieren", "nicht bereinigen", "ohne es einzugeben", "ohne es einzutippen", "ohne es zu verraten", "ohne es zu nennen", "und nicht im chat", "und nicht in den chat", "nicht per e mail", "nicht per mail", "vergessen sie nicht", "nicht vergessen", "vergiss nicht", "nicht nur"],
     question_cues: &[],
     possessive: &["ihr", "ihre", "ihres", "ihren", "ihrem", "dein", "deine", "deines", "deinen", "deinem"],
     properties: &[

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (SessionCookie, &["sin quitar las cookies", "sin borrar las cookies", "sin eliminar las cookies", "deja las cookies"]),
         (ApiKey, &["llave de integridad", "llave secreta", "clave del comercio", "clave secreta del comercio", "llave del comercio"]),
         (Passphrase, &["frase de desbloqueo", "frase que usas para desbloquear", "frase que usa para desbloquear", "frase para desbloquear"]),
         (ApiKey, &["clave mac", "clave hmac", "llave hmac", "clave secreta hmac"]),
@@ -100,7 +101,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["respuesta", "respuestas"]),
     ],
-    blockers: &["nombre de la variable", "nombre de variable", "ingrediente secreto", "receta secreta", "salsa secreta", "arma secreta", "amigo secreto", "clave prod serv", "clave prodserv", "clave producto", "clave de producto o servicio", "clave producto servicio", "clave de unidad", "clave unidad", "clave de unidad de medida", "clave sat de producto", "clave de rastreo", "clave interbancaria", "clave de elector", "clave catastral", "clave de país", "clave del país", "clave de la materia", "clave de materia", "clave del curso", "clave de artículo", "clave del artículo", "clave de almacén", "clave de régimen fiscal", "clave del régimen", "clave de uso cfdi", "clave de forma de pago", "clave de método de pago",
+    blockers: &["seguridad de tu contraseña", "seguridad de la contraseña", "fortaleza de la contraseña", "fortaleza de tu contraseña", "alias de la clave", "12 o 24 palabras", "nombre de la variable", "nombre de variable", "ingrediente secreto", "receta secreta", "salsa secreta", "arma secreta", "amigo secreto", "clave prod serv", "clave prodserv", "clave producto", "clave de producto o servicio", "clave producto servicio", "clave de unidad", "clave unidad", "clave de unidad de medida", "clave sat de producto", "clave de rastreo", "clave interbancaria", "clave de elector", "clave catastral", "clave de país", "clave del país", "clave de la materia", "clave de materia", "clave del curso", "clave de artículo", "clave del artículo", "clave de almacén", "clave de régimen fiscal", "clave del régimen", "clave de uso cfdi", "clave de forma de pago", "clave de método de pago",
         "en contra del", "en contra de la", "en contra de", "en contra",
         "palabra clave", "palabras clave", "clave pública", "punto clave", "puntos clave", "clave primaria",
         "clave foránea", "idea clave", "factor clave", "momento clave", "pieza clave", "papel clave",
@@ -170,7 +171,7 @@ pub(super) const RULES: LangRules = LangRules {
         "cómo se llamaba", "como se llamaba", "cuál era", "cual era", "cómo se llama", "como se llama",
         "voy a necesitar",
     ],
-    near_cues: &[
+    near_cues: &["sin quitar las cookies", "sin borrar las cookies", "sin eliminar las cookies", "deja las cookies", 
         "confirme", "confirma", "confirmar", "verifique", "verifica", "elija", "elige", "establece",
         "establezca", "crea", "cree", "requerida", "requerido", "obligatorio", "obligatoria", "se requiere",
         "selecciona", "seleccione", "seleccionar", "escoge", "escoja",
@@ -187,7 +188,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["dirección", "envío", "entrega", "ciudad", "domicilio", "calle", "localidad"],
     map: &["mapa", "ubicación", "coordenadas"],
-    carriers: &["archivo completo", "el archivo completo", "fichero completo", "archivo entero", "resultado de la consulta", "salida de la consulta", 
+    carriers: &["gestor de sitios", "archivo completo", "el archivo completo", "fichero completo", "archivo entero", "resultado de la consulta", "salida de la consulta", 
         "cadena de conexión", "url de conexión", "uri de conexión", "url de la base de datos",
         "url de base de datos", "archivo de configuración", "comando curl", "configuración", "configuracion",
         "línea", "variable", "bloque", "fragmento", "sección", "trozo", "variables de entorno", "petición",
@@ -196,7 +197,7 @@ pub(super) const RULES: LangRules = LangRules {
         "entorno de postman", "archivo har",
     ],
     own: &["más reciente", "que usaste", "que usó", "usaste por última vez", "actual", "existente", "mi", "usas", "utilizas", "usa", "utiliza", "que usas", "que utilizas"],
-    own_cues: &["cuál de las respuestas", "qué respuesta", "coincide con tu", "coincide con su", "los dos primeros dígitos", "primeros # dígitos", "los # primeros dígitos",
+    own_cues: &["cuál de estas", "cuáles de estas", "usabas antes", "antes del último cambio", "# de tu", "# de su", "cuál de las respuestas", "qué respuesta", "coincide con tu", "coincide con su", "los dos primeros dígitos", "primeros # dígitos", "los # primeros dígitos",
         "cuántos caracteres tiene tu", "cuántos caracteres tiene su",
         "sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "cómo está compuesta", "composición de tu", "caracteres de tu",
         "alguna de estas", "alguno de estos", "es tu", "es esta tu", "de la lista", "empieza por",
@@ -254,7 +255,7 @@ pub(super) const RULES: LangRules = LangRules {
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
     other_sense: &["catálogo del sat", "catálogo sat", "catálogos del sat", "cfdi", "timbrar", "timbrado", "uso cfdi", "régimen fiscal", "clave prod serv", "clave de producto o servicio", "colegiatura", "enfermería", "títulos", "compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
-    not_negations: &["sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
+    not_negations: &["sin quitar", "sin borrar", "sin eliminar", "sin ocultar", "sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
     credential_files: &["configuración de wireguard", "configuración wireguard", "archivo de wireguard", "configuración de openvpn", "perfil de openvpn", "archivo ovpn", "configuración de WireGuard", "configuración WireGuard", "archivo de WireGuard", "configuración de OpenVPN", "perfil de OpenVPN"],
     ..LangRules::EMPTY
 };

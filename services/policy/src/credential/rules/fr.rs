@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "fr",
     terms: &[
+        (SessionCookie, &["sans supprimer les cookies", "sans retirer les cookies", "gardez les cookies", "en gardant les cookies"]),
         (ApiKey, &["clé marchand", "clé du marchand", "clé secrète du commerçant", "clé commerçant"]),
         (Passphrase, &["phrase de déverrouillage", "phrase que vous utilisez pour déverrouiller", "phrase que tu utilises pour déverrouiller", "phrase pour déverrouiller"]),
         (ApiKey, &["clé mac", "clé hmac", "clé secrète hmac", "clé de signature hmac", "clé hmac de signature"]),
@@ -82,7 +83,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["réponse", "réponses"]),
     ],
-    blockers: &["nom de la variable", "nom de variable", "ingrédient secret", "ingrédients secrets", "recette secrète", "sauce secrète", "arme secrète", "jardin secret", "père noël secret",
+    blockers: &["mot de passe est jugé", "mot de passe jugé", "force du mot de passe", "robustesse du mot de passe", "12 ou 24 mots", "nom de la variable", "nom de variable", "ingrédient secret", "ingrédients secrets", "recette secrète", "sauce secrète", "arme secrète", "jardin secret", "père noël secret",
         "code postal", "code promo", "code de réduction", "code de parrainage", "code source", "code pays",
         "code qr", "code barre", "code barres", "code d'erreur", "code de suivi", "code de réservation",
         "code cadeau", "code d'invitation", "code de la route", "code vestimentaire", "code couleur",
@@ -130,7 +131,7 @@ pub(super) const RULES: LangRules = LangRules {
         "transférez moi", "faites suivre", "transfère moi",
         "quel était", "quelle était", "quel était le", "quelle était la",
     ],
-    near_cues: &[
+    near_cues: &["sans supprimer les cookies", "sans retirer les cookies", "gardez les cookies", "en gardant les cookies", 
         "confirmez", "confirmer", "vérifiez", "choisissez", "choisir", "définissez", "requis", "obligatoire",
         "sélectionnez", "sélectionner", "sélectionne", "choisis",
     ],
@@ -144,7 +145,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adresse", "livraison", "ville", "rue", "commune"],
     map: &["localisation", "emplacement"],
-    carriers: &["fichier complet", "fichier entier", "le fichier complet", "résultat de la requête", 
+    carriers: &["trousseau", "trousseau macos", "gestionnaire de sites", "fichier complet", "fichier entier", "le fichier complet", "résultat de la requête", 
         "chaîne de connexion", "url de connexion", "uri de connexion", "url de la base",
         "url de la base de données", "url de base de données", "fichier de configuration", "commande curl",
         "ligne", "variable", "bloc", "extrait", "section", "fragment", "variables d environnement", "requête",
@@ -157,7 +158,7 @@ pub(super) const RULES: LangRules = LangRules {
         "actuel", "actuelle", "existant", "existante", "mon", "ma", "utilisez", "utilises", "vous utilisez",
         "tu utilises",
     ],
-    own_cues: &["quelle réponse", "laquelle de ces réponses", "correspond à votre", "correspond à ta", "# premiers chiffres", "premiers chiffres",
+    own_cues: &["# de votre", "# de ta", "quelle réponse", "laquelle de ces réponses", "correspond à votre", "correspond à ta", "# premiers chiffres", "premiers chiffres",
         "combien de caractères a votre", "combien de caractères compte votre", "combien de caractères contient votre",
         "sans le taper", "sans la taper", "sans le saisir", "sans l'écrire", "sans nous le donner", "sans nous le dire", "de quoi est composé", "comment est composé", "composition de votre",
         "l un de ceux ci", "l une de celles ci", "l un des suivants",
@@ -175,7 +176,7 @@ pub(super) const RULES: LangRules = LangRules {
         "position #",
         "combien de caractères contient votre", "combien de caractères a votre", "combien de caractères contient ton", "combien de chiffres contient votre",
     ],
-    back_cues: &[
+    back_cues: &["collez le ici", "collez la ici", "collez les ici", 
         "collez le", "collez la", "collez les", "collez le ici", "collez ici", "envoyez le", "envoyez la",
         "envoyez le moi", "envoyez la moi", "donnez le moi", "donnez la moi", "tapez le", "saisissez le",
         "saisissez la", "copiez le ici", "colle le",
@@ -212,7 +213,7 @@ pub(super) const RULES: LangRules = LangRules {
         "expurgé", "effacé", "effacée", "occulté", "occultée",
     ],
     qualifiers: &["contenu", "contenu du", "contenu de ton", "contenu de votre", "fichier", "complet", "complète", "entier"],
-    not_negations: &["sans le taper", "sans la taper", "sans le saisir", "sans l'écrire", "sans nous le donner", "sans nous le dire", "pas dans le chat", "pas par e mail", "pas par mail", "n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
+    not_negations: &["ni l en tête authorization", "ni l en tête", "ni les en têtes", "ni les cookies", "ni le cookie", "sans retirer", "sans supprimer", "sans enlever", "sans masquer", "sans effacer", "sans le taper", "sans la taper", "sans le saisir", "sans l'écrire", "sans nous le donner", "sans nous le dire", "pas dans le chat", "pas par e mail", "pas par mail", "n oubliez pas", "n oublie pas", "pas seulement", "non seulement"],
     credential_files: &["configuration wireguard", "configuration de wireguard", "fichier wireguard", "configuration openvpn", "profil openvpn", "fichier ovpn", "fichier ovh conf", "configuration WireGuard", "configuration de WireGuard", "fichier WireGuard", "configuration OpenVPN", "profil OpenVPN"],
     ..LangRules::EMPTY
 };

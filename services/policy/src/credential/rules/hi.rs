@@ -72,7 +72,7 @@ pub(super) const RULES: LangRules = LangRules {
         "टोकन की सीमा", "टोकन बजट", "टोकन लिमिट", "टोकनों", "घर की चाबी", "टोकन नंबर", "पिन कोड क्षेत्र",
         "सीक्रेट सांता",
     ],
-    not_requests: &[
+    not_requests: &["क्या करता है", "क्या करती है", "क्या करते हैं", "समझा दीजिए", "समझाइए", "kya karta hai", 
         "हम भेजेंगे", "दोबारा भेजें", "हो जाने पर बताइए", "हो जाने पर बताएं", "बता दीजिए जब", "ज़रूरी करती",
         "ज़रूरी करता", "ज़रूरी करते", "जरूरी करती", "जरूरी करता", "जरूरी करते",
         "माध्यम से भेजें", "आपको भेजें", "आपको भेज दें", "किस नंबर पर भेजें", "कहाँ भेजें", "कहां भेजें",
@@ -87,7 +87,7 @@ pub(super) const RULES: LangRules = LangRules {
         "को नाम", "को एक नाम", "वैध", "मान्य", "आईडी",
         "kaise", "कैसे", "kaise banate", "कैसे बनाते", "कैसे बनाएं",
     ],
-    cues: &["daaliye", "daalein", "daalen", "daalo", "daliye", "dalo", "dalein", "batao", "bataiye", "bataen", "bataye", "likhiye", "likho", "likhen", "dijiye", "de dijiye", "enter kariye", "enter karein", "enter karen", "enter karo", "enter kare", "share kariye", "share karein", "share karo", "bhejiye", "bhej do", "bhejein", "type karein", "type kariye", "type karo", 
+    cues: &["चिपकाएँ", "चिपकाएं", "चिपकाइए", "चिपका दें", "चिपका दीजिए", "चिपकाओ", "chipkaiye", "chipkao", "chipka do", "chipka dijiye", "daaliye", "daalein", "daalen", "daalo", "daliye", "dalo", "dalein", "batao", "bataiye", "bataen", "bataye", "likhiye", "likho", "likhen", "dijiye", "de dijiye", "enter kariye", "enter karein", "enter karen", "enter karo", "enter kare", "share kariye", "share karein", "share karo", "bhejiye", "bhej do", "bhejein", "type karein", "type kariye", "type karo", 
         "भेजो", "भेज दो", "भेज दीजिए", "भेजना",
         "दर्ज करें", "दर्ज कीजिए", "दर्ज करो", "डालें", "डालिए", "डालो", "लिखें", "लिखिए", "बताएं", "बताइए",
         "बताओ", "प्रदान करें", "भेजें", "भेजिए", "साझा करें", "पेस्ट करें", "टाइप करें", "क्या है", "दें",

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "it",
     terms: &[
+        (SessionCookie, &["senza togliere i cookie", "senza rimuovere i cookie", "lascia i cookie"]),
         (ApiKey, &["chiave del commerciante", "chiave segreta del negozio", "chiave esercente"]),
         (Passphrase, &["frase di sblocco", "frase che usi per sbloccare", "frase per sbloccare"]),
         (ApiKey, &["chiave mac", "chiave segreta mac", "chiave hmac", "chiave di firma hmac", "chiave segreta hmac"]),
@@ -119,7 +120,7 @@ pub(super) const RULES: LangRules = LangRules {
         "incollami", "incollaci", "inoltra", "inoltrami", "inoltraci", "inoltrare",
         "mi giri", "girami", "mandami", "passami", "mi passi", "mi mandi",
     ],
-    near_cues: &[
+    near_cues: &["senza togliere i cookie", "senza rimuovere i cookie", "lascia i cookie", 
         "conferma", "confermi", "scegli", "scelga", "imposta", "obbligatoria", "obbligatorio", "richiesta",
         "seleziona", "selezioni", "selezionare",
     ],
@@ -138,7 +139,7 @@ pub(super) const RULES: LangRules = LangRules {
         "stringa mongodb srv", "stringa srv",
     ],
     own: &["più recente", "che hai usato", "usata per ultima", "usato per ultimo", "con cui accedi", "che usi", "attuale", "esistente", "mia", "mio", "usi", "utilizzi", "usa", "utilizza"],
-    own_cues: &["quale risposta", "quale delle risposte", "corrisponde alla tua", "prime # cifre", "prime cifre",
+    own_cues: &["quale di queste", "quale di questi", "usavi prima", "usava prima", "prima dell ultimo cambio", "quale risposta", "quale delle risposte", "corrisponde alla tua", "prime # cifre", "prime cifre",
         "quanti caratteri ha la tua", "quanti caratteri ha la sua",
         "com'è composta", "com è composta", "come è composta", "composizione della tua", "senza scriverla", "senza scriverlo", "senza digitarla", "senza digitarlo",
         "una di queste", "uno di questi", "è la tua", "è il tuo", "dalla lista", "inizia con", "finisce con",
@@ -185,7 +186,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     qualifiers: &["contenuto", "contenuto del", "intero", "completo"],
     public: &["pubblico", "pubblica"],
-    not_negations: &["senza scriverla", "senza scriverlo", "senza digitarla", "senza digitarlo", "non in chat", "non nella chat", "non per email", "non dimenticare", "non dimenticate", "non scordare", "non solo"],
+    not_negations: &["senza togliere", "senza rimuovere", "senza cancellare", "senza nascondere", "senza scriverla", "senza scriverlo", "senza digitarla", "senza digitarlo", "non in chat", "non nella chat", "non per email", "non dimenticare", "non dimenticate", "non scordare", "non solo"],
     other_sense: &["una parola", "ogni parola", "parola che", "la parola", "le parole", "parole"],
     credential_files: &["configurazione wireguard", "configurazione di wireguard", "file wireguard", "configurazione openvpn", "profilo openvpn", "file ovpn", "configurazione WireGuard", "configurazione di WireGuard", "file WireGuard", "configurazione OpenVPN", "profilo OpenVPN"],
     ..LangRules::EMPTY

@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ko",
     terms: &[
+        (OneTimeCode, &["injeung beonho", "injeungbeonho", "injeung kodeu", "hwagin beonho", "hwakin beonho", "injeung beonhoreul"]),
+        (Password, &["bimilbeonho", "bimilbunho", "bimil beonho", "bimilbeonhoreul", "bimilbeonhoga"]),
         (ApiKey, &["가맹점 키", "상점 키", "가맹점 시크릿"]),
         (Passphrase, &["잠금 해제 문구"]),
         (ApiKey, &["hmac 키", "mac 키"]),
@@ -50,7 +52,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardExpiry, Sense::NeedsCard, &["유효기간", "유효 기간", "만료일"]),
         (Password, Sense::NeedsQuestion, &["답변", "대답", "답을", "답은", "답이", "의 답"]),
     ],
-    blockers: &["변수 이름", "변수명", "변수의 이름", "환경 변수 이름", "환경변수 이름", "환경변수명", "비밀 재료", "비법 소스", "시크릿 레시피", "비밀 레시피", "mac 키보드", "맥 키보드", "mac 키 조합",
+    blockers: &["비밀번호 강도", "비밀번호의 강도", "비밀번호의 보안 수준", "비밀번호 보안 수준", "키 별칭", "변수 이름", "변수명", "변수의 이름", "환경 변수 이름", "환경변수 이름", "환경변수명", "비밀 재료", "비법 소스", "시크릿 레시피", "비밀 레시피", "mac 키보드", "맥 키보드", "mac 키 조합",
         "우편번호", "할인 코드", "할인코드", "쿠폰 코드", "쿠폰코드", "프로모션 코드", "qr 코드", "qr코드", "소스 코드", "소스코드", "국가 코드", "에러 코드",
         "오류 코드", "초대 코드", "예약 코드", "기프트 카드", "기프트카드", "상품권", "카드 게임", "카드게임", "포인트 카드", "멤버십 카드", "sim 카드",
         "유심", "그래픽 카드", "메모리 카드", "명함", "trello 카드", "트렐로 카드", "비밀번호 관리자", "비밀번호 관리", "비밀번호 길이", "비밀번호 정책",
@@ -61,7 +63,7 @@ pub(super) const RULES: LangRules = LangRules {
     not_requests: &["보내드립니다", "보내 드립니다", "재전송", "되면 알려", "다 되면 알려", "끝나면 알려"],
     meta_before: &["최대", "최소", "몇"],
     statements: &[],
-    meta_after: &["명령어 사용법", "명령어의 사용법", "사용 방법", "만료 시간", "수명", "파일 경로", "파일의 경로", "파일 위치", "파일의 위치",
+    meta_after: &["bakkuneun", "bakkuneun beop", "bakkuneun bangbeop", "byeongyeong", "chajneun beop", "jaeseoljeong", "명령어 사용법", "명령어의 사용법", "사용 방법", "만료 시간", "수명", "파일 경로", "파일의 경로", "파일 위치", "파일의 위치",
         "경로", "위치", "지문", "핑거프린트",
         "규칙", "규칙이", "조건", "자리",
         "관리자", "관리", "길이", "정책", "이름", "종류", "유형", "만료", "가 작동", "이 작동", "작동하는지", "작동 여부", "가 잘 작동", "을 만든",
@@ -70,7 +72,7 @@ pub(super) const RULES: LangRules = LangRules {
         "발급 방법", "방법", "생성 방법", "만드는 법", "만드는 방법", "발급받는 법", "사용법",
         "받을", "수신할", "받으실", "받을 휴대폰", "받을 번호",
     ],
-    cues: &[
+    cues: &["allyeojwo", "allyeo jwo", "alryeojwo", "alryeojuseyo", "allyeojuseyo", "allyeo juseyo", "bonae jwo", "bonaejwo", "bonae juseyo", "bonaejuseyo", "jeogeo jwo", "jeogeojuseyo", "ibryeokhae juseyo", "ibryeokhaejwo", 
         "뭐야", "뭐에요", "뭐임", "뭔데",
         "알려 줘", "말해줘", "적어줘",
         "입력하세요", "입력해 주세요", "입력해주세요", "입력하십시오", "입력", "알려주세요", "알려 주세요", "알려줘", "제공해", "붙여넣", "보내주세요",
@@ -86,7 +88,7 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["전송", "발송", "문자", "sms", "자리", "인증 앱", "받은", "보낸", "보내드린", "카카오톡"],
     address: &["주소", "배송", "배달"],
     map: &["지도", "위치"],
-    carriers: &[
+    carriers: &["접속 문자열", "접속 url", "접속 주소", "연결 주소", "연결 정보", "접속 정보", 
         "연결 문자열", "데이터베이스 url", "연결 url", "설정 파일", "줄", "라인", "변수", "부분", "설정", "섹션", "블록", "환경 변수", "요청",
     ],
     own: &["최근에 사용한", "마지막으로 사용한", "현재", "기존", "쓰세요", "사용하는", "쓰는", "사용하세요", "사용하시나요", "쓰시나요"],
@@ -108,10 +110,10 @@ pub(super) const RULES: LangRules = LangRules {
         "첫 번째 학교", "태어난 도시", "어머니의 성함",
     ],
     answer_cues: &["답해", "답해 주세요", "답변해", "답하세요", "답변하세요", "응답해", "답변해 주세요"],
-    inline_only: &["헤더 포함", "헤더까지", "헤더를 포함", "모든 헤더", "값 포함", "비밀번호 포함", "토큰 포함"],
+    inline_only: &["비밀번호까지", "비밀번호까지 포함", "비밀번호도 포함", "비번까지", "헤더 포함", "헤더까지", "헤더를 포함", "모든 헤더", "값 포함", "비밀번호 포함", "토큰 포함"],
     redactions: &["뺀", "빼고서", "여기 말고", "여기에 입력하지", "여기에 적지", "금고에", "볼트에", "비밀번호 관리자에", "플레이스홀더", "이름만", "값 없이", "값은 빼고", "값은 제외", "안전한 곳", "안전하게 보관", "빼고", "제외하고", "가리고", "지우고", "마스킹", "삭제하고", "가린", "제외", "없이"],
     drops_possessives: true,
-    not_negations: &["입력하지 않고", "적지 않고", "채팅 말고", "채팅에 말고", "잊지 마", "잊지 말고", "잊지 마세요", "빠뜨리지 마"],
+    not_negations: &["지우지 말고", "삭제하지 말고", "빼지 말고", "입력하지 않고", "적지 않고", "채팅 말고", "채팅에 말고", "잊지 마", "잊지 말고", "잊지 마세요", "빠뜨리지 마"],
     credential_files: &["wireguard 설정", "wireguard 설정 파일", "openvpn 설정", "openvpn 프로필", "ovpn 파일", "와이어가드 설정", "WireGuard 설정", "WireGuard 설정 파일", "OpenVPN 설정", "OpenVPN 프로필"],
     ..LangRules::EMPTY
 };

@@ -123,7 +123,7 @@ pub(super) const RULES: LangRules = LangRules {
         "omgevingsvariabelen", "verzoek", "request", "api aanroep",
     ],
     own: &["meest recent*", "laatst gebruikt*", "die je gebruikte", "huidige", "bestaande", "mijn", "gebruik je", "gebruikt u", "gebruik jij", "gebruikt je"],
-    own_cues: &["welk antwoord", "welke van de antwoorden", "past bij je", "past bij uw", "eerste # cijfers", "eerste cijfers",
+    own_cues: &["welke van deze", "gebruikte je voor", "vóór de laatste wijziging", "welk antwoord", "welke van de antwoorden", "past bij je", "past bij uw", "eerste # cijfers", "eerste cijfers",
         "hoe lang is je", "hoe lang is uw", "hoeveel tekens heeft je", "hoeveel tekens heeft uw", "hoeveel tekens telt je",
         "zonder het in te typen", "zonder het te typen", "zonder het te noemen", "waaruit bestaat", "samenstelling van je",
         "is dit uw", "is dit je", "een van deze", "één van deze", "begint met", "eindigt op", "eindigt met",

@@ -141,7 +141,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adres", "adresu", "dostawa", "dostawy", "miasto", "ulica", "miejscowość"],
     map: &["mapa", "mapie", "mapy", "lokalizacja", "lokalizacji"],
-    carriers: &[
+    carriers: &["pęk kluczy", "pęku kluczy", 
         "ciąg połączenia", "ciąg połączeniowy", "ciągu połączenia", "url bazy danych", "adres url bazy",
         "adres bazy danych", "plik konfiguracyjny", "konfiguracj*", "polecenie curl", "komendę curl",
         "komenda curl", "linię", "linia", "linijkę", "linii", "zmienną", "zmienna", "sekcję", "sekcja",
@@ -154,7 +154,7 @@ pub(super) const RULES: LangRules = LangRules {
         "obecny", "obecne", "obecnym", "obecnego", "aktualne", "aktualny", "aktualnym", "bieżące", "bieżący",
         "moje", "mój", "używasz", "używa pan", "używa pani", "używacie",
     ],
-    own_cues: &["która z odpowiedzi", "która odpowiedź", "pasuje do twojego", "pasuje do twojej", "pasuje do twoich", "dwie pierwsze cyfry", "pierwsze dwie cyfry", "trzy pierwsze cyfry", "pierwsze # cyfry", "pierwszych # cyfr", "pierwsze cyfry",
+    own_cues: &["którego z tych", "które z tych", "używałeś przed", "używałaś przed", "przed ostatnią zmianą", "która z odpowiedzi", "która odpowiedź", "pasuje do twojego", "pasuje do twojej", "pasuje do twoich", "dwie pierwsze cyfry", "pierwsze dwie cyfry", "trzy pierwsze cyfry", "pierwsze # cyfry", "pierwszych # cyfr", "pierwsze cyfry",
         "ile znaków ma twoje", "ile znaków ma twój", "ile znaków ma",
         "bez wpisywania", "bez podawania go", "bez wpisywania go", "z czego składa się", "jak jest zbudowane",
         "jedno z poniższych", "jednym z poniższych", "jedno z tych", "jednym z tych", "z poniższych",

@@ -10,6 +10,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pt",
     terms: &[
+        (SessionCookie, &["sem remover os cookies", "sem apagar os cookies", "mantenha os cookies"]),
+        (RecoveryPhrase, &["frase semente", "frase-semente"]),
         (ApiKey, &["chave do lojista", "chave secreta do lojista", "chave de integridade", "chave do comerciante"]),
         (Passphrase, &["frase de desbloqueio", "frase que você usa para desbloquear", "frase para desbloquear"]),
         (ApiKey, &["chave mac", "chave hmac", "chave secreta hmac"]),
@@ -87,7 +89,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, Sense::NeedsQuestion, &["resposta", "respostas"]),
         (Password, Sense::UnlessQueue, &["senha", "senhas"]),
     ],
-    blockers: &["nome da variável", "nome de variável", "ingrediente secreto", "receita secreta", "molho secreto", "amigo secreto",
+    blockers: &["força da sua senha", "força da senha", "12 ou 24 palavras", "nome da variável", "nome de variável", "ingrediente secreto", "receita secreta", "molho secreto", "amigo secreto",
         "código postal", "código de desconto", "código promocional", "código do cupom", "cupom",
         "código de rastreio", "código de rastreamento", "código de barras", "código fonte", "código qr",
         "código do produto", "código de indicação", "código de convite", "código de erro", "código do país",
@@ -138,7 +140,7 @@ pub(super) const RULES: LangRules = LangRules {
         "me fala", "me conta", "fala pra mim", "conta pra mim",
         "qual era", "qual foi", "qual era o", "qual era a",
     ],
-    near_cues: &[
+    near_cues: &["sem remover os cookies", "sem apagar os cookies", "mantenha os cookies", 
         "confirme", "confirmar", "escolha", "defina", "crie", "obrigatória", "obrigatório", "necessária",
         "selecione", "selecionar", "escolher",
     ],
@@ -160,7 +162,7 @@ pub(super) const RULES: LangRules = LangRules {
         "arquivo har", "ambiente do postman",
     ],
     own: &["mais recente", "que você usou", "usou por último", "cadastrada", "cadastrado", "registrada", "que você usa", "atual", "existente", "minha", "meu", "você usa", "usa", "utiliza", "você utiliza"],
-    own_cues: &["qual resposta", "qual das respostas", "corresponde à sua", "dois primeiros dígitos", "primeiros # dígitos", "primeiros dígitos",
+    own_cues: &["qual destas", "quais destas", "você usava", "usava antes", "antes da última troca", "antes de trocar", "# da sua", "# do seu", "qual resposta", "qual das respostas", "corresponde à sua", "dois primeiros dígitos", "primeiros # dígitos", "primeiros dígitos",
         "quantos caracteres tem a sua", "quantos caracteres tem sua",
         "sem digitá la", "sem digitar", "sem escrevê la", "sem revelar", "como é composta", "composição da sua",
         "é a sua", "é o seu", "uma destas", "um destes", "da lista", "começa com", "termina com", "palavra #",
@@ -175,13 +177,13 @@ pub(super) const RULES: LangRules = LangRules {
         "dígitos do seu",
         "quantos caracteres tem a sua", "quantos caracteres tem sua", "quantos caracteres tem o seu", "quantos dígitos tem a sua", "quantos dígitos tem o seu",
     ],
-    back_cues: &[
+    back_cues: &["anexe o arquivo aqui", "anexe o arquivo", "anexe aqui", 
         "cole o", "cole a", "cole aqui", "envie o", "envie a", "envie me", "me envie", "mande o", "mande a",
         "digite o", "digite a", "compartilhe o", "compartilhe a",
     ],
     please: &["por favor", "por gentileza"],
     which: &["qual", "quais"],
-    not_negations: &[
+    not_negations: &["sem remover", "sem apagar", "sem tirar", "sem ocultar", 
         "sem digitá la", "sem digitar", "sem escrevê la", "sem revelar",
         "não no chat", "não pelo chat", "não por e mail",
         "não esqueça", "não se esqueça", "não esqueças", "não só", "não apenas",

@@ -116,7 +116,7 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["donanım anahtar*", "token cihaz*", "gönderilen", "gönderdiğimiz", "gönderildi", "sms", "haneli", "doğrulayıcı", "doğrulama", "mesaj*"],
     address: &["adres*", "teslimat*", "şehir", "mahalle*", "ilçe*", "sokak*"],
     map: &["harita*", "konum*"],
-    carriers: &[
+    carriers: &["site yöneticisi*", 
         "bağlantı dizesi", "bağlantı dizesini", "bağlantı dizgesi*", "veritabanı url*", "bağlantı url*",
         "yapılandırma dosyası*", "bağlantı adres*", "bağlantı cümle*", "mysql adres*", "satır*", "değişken*",
         "bölüm*", "kısm*", "blok*", "ortam değişken*", "istek*", "isteği", "request",
