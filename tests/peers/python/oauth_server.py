@@ -29,6 +29,9 @@ goes to stderr.  Nothing is written to disk and nothing leaves 127.0.0.1.  SIGTE
 both listeners down cleanly (exit 0).
 
 Environment: ACCESS_TTL  access-token lifetime in seconds (default 3600).
+             SECOND_AS=1  a second authorization server (its own issuer, clients and tokens) on
+                          a third listener; the readiness line then ends with its port, and the
+                          resource server takes tokens of either.
 
 Test control endpoints (AS listener):
   GET  /_test/requests              last 100 requests to /authorize /token /register /revoke
@@ -38,6 +41,8 @@ Test control endpoints (AS listener):
   GET  /_test/revoked               revoked tokens (kind, subject, client_id, sha256, via)
   POST /_test/expire-access-tokens  every live access token expires now; refresh still works
   POST /_test/revoke-subject        {"subject": "ada"}: forget all of ada's tokens and codes
+  POST /_test/move-to-second-as     (SECOND_AS=1) the resource's RFC 9728 metadata names the second
+                                    authorization server from now on: the server "moved"
 """
 
 from __future__ import annotations
@@ -92,6 +97,8 @@ log = logging.getLogger("oauth-peer")
 # on the authorization responses, advertised in the metadata, and `scope` in the 401's challenge),
 # so a client can be tested against the SDK exactly as it ships.
 AS_PUBLISHED = os.environ.get("SDK_AS_PUBLISHED") == "1"
+# The issuer the resource's metadata names instead of the first one, once /_test/move-to-second-as ran.
+MOVED_TO: dict[str, str | None] = {"issuer": None, "second": None}
 
 
 VALID_SCOPES = ["mcp:tools", "notes:write"]
@@ -305,12 +312,14 @@ class PeerProvider(OAuthAuthorizationServerProvider[PeerAuthorizationCode, PeerR
 class StoreTokenVerifier:
     """TokenVerifier for the RS: the token must be live in the AS store and issued for this resource."""
 
-    def __init__(self, provider: PeerProvider, resource_url: str):
-        self.provider = provider
+    def __init__(self, providers: list[PeerProvider], resource_url: str):
+        self.providers = providers
         self.resource_url = resource_url
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        at = await self.provider.load_access_token(token)
+        at = None
+        for provider in self.providers:
+            at = at or await provider.load_access_token(token)
         if at is None:
             log.info("rs: unknown, revoked or expired token %s…", sha256_hex(token)[:12])
             return None
@@ -540,7 +549,14 @@ def build_as_app(provider: PeerProvider, settings: AuthSettings) -> ASGIApp:
             return JSONResponse({"error": 'body must be {"subject": "<account>"}'}, status_code=400)
         return JSONResponse({"subject": subject, "revoked": provider.revoke_subject(subject)})
 
+    async def t_move(request: Request) -> Response:
+        if MOVED_TO["second"] is None:
+            return JSONResponse({"error": "start with SECOND_AS=1"}, status_code=400)
+        MOVED_TO["issuer"] = MOVED_TO["second"]
+        return JSONResponse({"authorization_server": MOVED_TO["issuer"]})
+
     routes += [
+        Route("/_test/move-to-second-as", t_move, methods=["POST"]),
         Route("/login", login_get, methods=["GET"]),
         Route("/login", login_post, methods=["POST"]),
         Route("/_test/requests", t_requests, methods=["GET"]),
@@ -674,7 +690,41 @@ def build_rs_app(verifier: StoreTokenVerifier, settings: AuthSettings) -> ASGIAp
 
     app = mcp.streamable_http_app(host="127.0.0.1")
     prm = str(build_resource_metadata_url(settings.resource_server_url))  # type: ignore[arg-type]
-    return StepUpGate(app, verifier, urlparse(str(settings.resource_server_url)).path.rstrip("/"), prm)
+    gate = StepUpGate(app, verifier, urlparse(str(settings.resource_server_url)).path.rstrip("/"), prm)
+    return MovableMetadata(gate, urlparse(prm).path)
+
+
+class MovableMetadata:
+    """ASGI wrapper: once the test moved the server (/_test/move-to-second-as), the SDK's RFC 9728
+    metadata names the second authorization server instead of the first; all else is the SDK's."""
+
+    def __init__(self, app: ASGIApp, metadata_path: str):
+        self.app = app
+        self.metadata_path = metadata_path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        moved = MOVED_TO["issuer"]
+        if scope["type"] != "http" or scope["path"] != self.metadata_path or moved is None:
+            await self.app(scope, receive, send)
+            return
+        start: dict = {}
+        body = b""
+
+        async def capture(message: Message) -> None:
+            nonlocal body
+            if message["type"] == "http.response.start":
+                start.update(message)
+            else:
+                body += message.get("body", b"")
+
+        await self.app(scope, receive, capture)
+        document = json.loads(body)
+        document["authorization_servers"] = [moved]
+        body = json.dumps(document).encode()
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": start.get("status", 200), "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 # --------------------------------------------------------------------------- serving
@@ -709,7 +759,22 @@ async def serve(log_level: str) -> int:
         validate_token_resource=True,
     )
     provider = PeerProvider(issuer, access_ttl)
-    verifier = StoreTokenVerifier(provider, rs_url)
+    providers = [provider]
+    second = None
+    if os.environ.get("SECOND_AS") == "1":
+        as2_sock = _bind()
+        issuer2 = f"http://127.0.0.1:{as2_sock.getsockname()[1]}"
+        settings2 = AuthSettings(
+            issuer_url=issuer2,  # type: ignore[arg-type]
+            resource_server_url=rs_url,  # type: ignore[arg-type]
+            required_scopes=RS_REQUIRED_SCOPES,
+            validate_token_resource=True,
+        )
+        provider2 = PeerProvider(issuer2, access_ttl)
+        providers.append(provider2)
+        MOVED_TO["second"] = issuer2
+        second = (as2_sock, build_as_app(provider2, settings2))
+    verifier = StoreTokenVerifier(providers, rs_url)
     as_app = build_as_app(provider, settings)
     rs_app = build_rs_app(verifier, settings)
     # MCPServer() ran logging.basicConfig(level=INFO); put our level and stderr back on the root logger.
@@ -723,26 +788,33 @@ async def serve(log_level: str) -> int:
                               timeout_graceful_shutdown=1)
 
     as_server, rs_server = _Server(config(as_app)), _Server(config(rs_app))
+    servers = [as_server, rs_server]
     tasks = [asyncio.create_task(as_server.serve(sockets=[as_sock])),
              asyncio.create_task(rs_server.serve(sockets=[rs_sock]))]
+    if second is not None:
+        as2_server = _Server(config(second[1]))
+        servers.append(as2_server)
+        tasks.append(asyncio.create_task(as2_server.serve(sockets=[second[0]])))
 
     loop = asyncio.get_running_loop()
 
     def stop() -> None:
         log.info("signal: shutting down")
-        as_server.should_exit = rs_server.should_exit = True
+        for server in servers:
+            server.should_exit = True
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop)
 
-    while not (as_server.started and rs_server.started):
+    while not all(server.started for server in servers):
         if any(t.done() for t in tasks):
             stop()
             await asyncio.gather(*tasks, return_exceptions=True)
             log.error("startup failed")
             return 1
         await asyncio.sleep(0.01)
-    sys.stdout.write(f"listening {rs_port} {as_port}\n")
+    extra = f" {second[0].getsockname()[1]}" if second is not None else ""
+    sys.stdout.write(f"listening {rs_port} {as_port}{extra}\n")
     sys.stdout.flush()
     log.info("AS issuer %s, RS %s, access ttl %ss", issuer, rs_url, access_ttl)
     await asyncio.gather(*tasks)

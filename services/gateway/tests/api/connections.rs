@@ -18,6 +18,8 @@ use crate::support::{PASSWORD, Session, TestApp, body};
 pub(crate) struct OAuthServer {
     pub mcp_url: String,
     pub issuer: String,
+    /// The second authorization server, where started with one (`SECOND_AS=1`).
+    pub second_issuer: Option<String>,
     _child: tokio::process::Child,
 }
 
@@ -29,6 +31,15 @@ impl OAuthServer {
     /// `as_published`: without the peer's additions to the SDK (`iss` on the redirects, `scope`
     /// in the 401's challenge): the SDK exactly as it ships.
     pub(crate) async fn start_with(access_ttl_secs: u64, as_published: bool) -> Self {
+        Self::spawn(access_ttl_secs, as_published, false).await
+    }
+
+    /// With a second authorization server the resource can move to (`/_test/move-to-second-as`).
+    pub(crate) async fn start_with_second_as() -> Self {
+        Self::spawn(3600, false, true).await
+    }
+
+    async fn spawn(access_ttl_secs: u64, as_published: bool, second_as: bool) -> Self {
         use tokio::io::AsyncBufReadExt;
         let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/.venv/bin/python");
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peers/python/oauth_server.py");
@@ -37,6 +48,7 @@ impl OAuthServer {
             .arg(script)
             .env("ACCESS_TTL", access_ttl_secs.to_string())
             .env("SDK_AS_PUBLISHED", if as_published { "1" } else { "0" })
+            .env("SECOND_AS", if second_as { "1" } else { "0" })
             .stdout(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
@@ -48,10 +60,11 @@ impl OAuthServer {
             .unwrap()
             .unwrap();
         let ports: Vec<&str> =
-            line.strip_prefix("listening ").expect("listening <rs> <as>").split(' ').collect();
+            line.strip_prefix("listening ").expect("listening <rs> <as> [<as2>]").split(' ').collect();
         OAuthServer {
             mcp_url: format!("http://127.0.0.1:{}/mcp", ports[0]),
             issuer: format!("http://127.0.0.1:{}", ports[1]),
+            second_issuer: ports.get(2).map(|port| format!("http://127.0.0.1:{port}")),
             _child: child,
         }
     }
@@ -270,6 +283,42 @@ async fn each_person_connects_as_themselves_and_their_calls_carry_their_own_toke
     );
     let log = body(owner_session.get("/api/v1/orgs/acme/audit?action=connection.created").await).await;
     assert_eq!(log["entries"].as_array().unwrap().len(), 2, "{log}");
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK: run tests/peers/install.sh, then cargo test -- --include-ignored"]
+async fn a_server_that_moves_to_another_authorization_server_gets_the_old_tokens_revoked_on_reconnect() {
+    let upstream = OAuthServer::start_with_second_as().await;
+    let second = upstream.second_issuer.clone().expect("a second authorization server");
+    let app = TestApp::spawn().await;
+    let owner_session = app.owner().await;
+    register_notes(&owner_session, &upstream.mcp_url).await;
+    let olive_token = app.token(&owner_session, "acme", "olive's agent").await;
+    let olive = signed_in(&app, "owner@example.com").await;
+    assert_eq!(connect(&app, &olive, "olive", &[]).await, "/connections?connected=acme/notes");
+    let agent = Agent::modern(&app, &olive_token, "notes");
+    assert_eq!(outcome(&agent.call(1, "whoami", json!({})).await), "you are olive");
+    let listed = body(olive.get("/api/v1/me/connections").await).await;
+    assert_eq!(listed["connections"][0]["issuer"], upstream.issuer);
+
+    // The server now names another authorization server; Olive connects again, there.
+    upstream.control("/_test/move-to-second-as", json!({})).await;
+    let authorize = agreed_start(&olive, "/connect/acme/notes/start").await;
+    assert!(authorize.starts_with(&second), "to the new authorization server: {authorize}");
+    let back = at_the_provider_with(&app, &olive, &authorize, "olive", &[]).await;
+    assert_eq!(location(&olive.http.get(&back).send().await.unwrap()), "/connections?connected=acme/notes");
+
+    // The first server's tokens were revoked where they came from; the new ones are used.
+    let revoked = upstream.look("/_test/revoked").await;
+    assert!(
+        revoked.as_array().unwrap().iter().any(|r| r["subject"] == "olive"),
+        "the old tokens revoked at {}: {revoked}",
+        upstream.issuer
+    );
+    let listed = body(olive.get("/api/v1/me/connections").await).await;
+    assert_eq!(listed["connections"].as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed["connections"][0]["issuer"], second);
+    assert_eq!(outcome(&agent.call(2, "whoami", json!({})).await), "you are olive");
 }
 
 #[tokio::test]
