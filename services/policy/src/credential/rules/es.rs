@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (SessionCookie, &["las cookies"]),
         (SessionCookie, &["sin quitar las cookies", "sin borrar las cookies", "sin eliminar las cookies", "deja las cookies"]),
         (ApiKey, &["llave de integridad", "llave secreta", "clave del comercio", "clave secreta del comercio", "llave del comercio"]),
         (Passphrase, &["frase de desbloqueo", "frase que usas para desbloquear", "frase que usa para desbloquear", "frase para desbloquear"]),
@@ -101,7 +102,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["respuesta", "respuestas"]),
     ],
-    blockers: &["seguridad de tu contraseña", "seguridad de la contraseña", "fortaleza de la contraseña", "fortaleza de tu contraseña", "alias de la clave", "12 o 24 palabras", "nombre de la variable", "nombre de variable", "ingrediente secreto", "receta secreta", "salsa secreta", "arma secreta", "amigo secreto", "clave prod serv", "clave prodserv", "clave producto", "clave de producto o servicio", "clave producto servicio", "clave de unidad", "clave unidad", "clave de unidad de medida", "clave sat de producto", "clave de rastreo", "clave interbancaria", "clave de elector", "clave catastral", "clave de país", "clave del país", "clave de la materia", "clave de materia", "clave del curso", "clave de artículo", "clave del artículo", "clave de almacén", "clave de régimen fiscal", "clave del régimen", "clave de uso cfdi", "clave de forma de pago", "clave de método de pago",
+    blockers: &["aceptar las cookies", "acepta las cookies", "rechazar las cookies", "rechaza las cookies", "política de cookies", "las cookies de terceros", "nada de contraseña", "nada de contraseñas", "ninguna contraseña", "seguridad de tu contraseña", "seguridad de la contraseña", "fortaleza de la contraseña", "fortaleza de tu contraseña", "alias de la clave", "12 o 24 palabras", "nombre de la variable", "nombre de variable", "ingrediente secreto", "receta secreta", "salsa secreta", "arma secreta", "amigo secreto", "clave prod serv", "clave prodserv", "clave producto", "clave de producto o servicio", "clave producto servicio", "clave de unidad", "clave unidad", "clave de unidad de medida", "clave sat de producto", "clave de rastreo", "clave interbancaria", "clave de elector", "clave catastral", "clave de país", "clave del país", "clave de la materia", "clave de materia", "clave del curso", "clave de artículo", "clave del artículo", "clave de almacén", "clave de régimen fiscal", "clave del régimen", "clave de uso cfdi", "clave de forma de pago", "clave de método de pago",
         "en contra del", "en contra de la", "en contra de", "en contra",
         "palabra clave", "palabras clave", "clave pública", "punto clave", "puntos clave", "clave primaria",
         "clave foránea", "idea clave", "factor clave", "momento clave", "pieza clave", "papel clave",
@@ -153,7 +154,7 @@ pub(super) const RULES: LangRules = LangRules {
         "actual caducó", "revocar", "eliminar", "borrar", "rotar", "nombre", "un nombre", "un título", "debe",
         "debe tener", "deberá", "deben", "válida", "válido", "vigente", "sigue vigente", "caduca", "vence",
     ],
-    cues: &[
+    cues: &["exporta el", "exporta la", "exporta los", "no quites", "no borres", "no elimines", "exporta tus", 
         "escribas", "pegues", "envíes", "compartas", "pongas", "introduzcas", "ingreses", "incluyas", "mandes",
         "ingrese", "ingresa", "introduzca", "introduce", "escriba", "escribe", "proporcione", "proporciona",
         "indique", "indica", "facilite", "facilita", "pegue", "pega", "envíe", "envía", "envíenos",
@@ -188,7 +189,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["dirección", "envío", "entrega", "ciudad", "domicilio", "calle", "localidad"],
     map: &["mapa", "ubicación", "coordenadas"],
-    carriers: &["gestor de sitios", "archivo completo", "el archivo completo", "fichero completo", "archivo entero", "resultado de la consulta", "salida de la consulta", 
+    carriers: &["entorno de postman", "entorno postman", "bóveda", "exportación", "gestor de sitios", "archivo completo", "el archivo completo", "fichero completo", "archivo entero", "resultado de la consulta", "salida de la consulta", 
         "cadena de conexión", "url de conexión", "uri de conexión", "url de la base de datos",
         "url de base de datos", "archivo de configuración", "comando curl", "configuración", "configuracion",
         "línea", "variable", "bloque", "fragmento", "sección", "trozo", "variables de entorno", "petición",
@@ -238,7 +239,7 @@ pub(super) const RULES: LangRules = LangRules {
         "cómo se llamaba tu", "como se llamaba tu", "cómo se llamaba su", "primer colegio", "primera escuela", "nombre de tu primera mascota",
     ],
     answer_cues: &["responde", "responda", "contesta", "conteste", "responder", "contestar"],
-    inline_only: &[
+    inline_only: &["valores actuales", "con los valores actuales", "sin cifrar", "json sin cifrar", 
         "con el p", "con la opción p", "con p y su valor", "con el p y su valor", "con la flag p",
         "con las cabeceras", "con todas las cabeceras", "con los encabezados", "con todos los encabezados",
         "con cabeceras", "cabeceras incluidas", "encabezados incluidos", "con las claves", "con las llaves",
@@ -255,7 +256,7 @@ pub(super) const RULES: LangRules = LangRules {
     need_cues: &["hace falta el", "hace falta tu", "me hace falta", "nos hace falta", "vas a necesitar", "voy a necesitar"],
     public: &["público", "pública"],
     other_sense: &["catálogo del sat", "catálogo sat", "catálogos del sat", "cfdi", "timbrar", "timbrado", "uso cfdi", "régimen fiscal", "clave prod serv", "clave de producto o servicio", "colegiatura", "enfermería", "títulos", "compás", "obra musical", "tonalidad", "armadura", "partitura", "pentagrama", "clave de sol", "clave de fa", "clave de do", "violonchelo", "solfeo", "armadura de clave", "credenciales profesionales", "credenciales académicas", "titulación"],
-    not_negations: &["sin quitar", "sin borrar", "sin eliminar", "sin ocultar", "sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
+    not_negations: &["sin cifrar", "no quites", "no borres", "no elimines", "sin quitar", "sin borrar", "sin eliminar", "sin ocultar", "sin escribirla", "sin escribirlo", "sin teclearla", "sin decírnosla", "sin revelarla", "no en el chat", "no por el chat", "no por correo", "no olvides", "no olvide", "no te olvides", "no se olvide", "no solo"],
     credential_files: &["configuración de wireguard", "configuración wireguard", "archivo de wireguard", "configuración de openvpn", "perfil de openvpn", "archivo ovpn", "configuración de WireGuard", "configuración WireGuard", "archivo de WireGuard", "configuración de OpenVPN", "perfil de OpenVPN"],
     ..LangRules::EMPTY
 };

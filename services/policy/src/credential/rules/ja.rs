@@ -75,7 +75,7 @@ pub(super) const RULES: LangRules = LangRules {
     not_requests: &["お送りします", "再送信", "終わったら教えて", "できたら教えて", "完了したら教えて"],
     meta_before: &["最大", "最小", "何文字"],
     statements: &[],
-    meta_after: &["の寿命", "有効時間",
+    meta_after: &["を入れる環境変数の名前", "環境変数の名前", "の環境変数名", "の寿命", "有効時間",
         "の場所", "のパス", "はどこ", "の保存場所", "フィンガープリント", "指紋", "のフィンガープリント", "の指紋",
         "のid", "の id",
         "マネージャー", "管理", "の長さ", "ポリシー", "名", "の名前", "の種類", "の有効期限", "を忘れ", "は最低", "最低", "の最小", "文字以上", "を作成",
@@ -118,10 +118,10 @@ pub(super) const RULES: LangRules = LangRules {
     whether: &["かどうか", "か確認", "ですか", "ますか"],
     security_question: &["himitsu no shitsumon", "himitsu no shitumon", "sekyuriti shitsumon", "sekyuritii shitsumon", "haha no kyuusei", "hahaoya no kyuusei", "hajimete katta petto", "saisho no petto", "秘密の質問", "セキュリティ質問", "セキュリティの質問", "母親の旧姓", "お母様の旧姓", "最初のペット", "初めてのペット", "出身小学校"],
     answer_cues: &["kotaete kudasai", "kotaete", "kaitou shite kudasai", "kaitou shite", "答えてください", "回答してください", "お答えください", "答えて", "回答して"],
-    inline_only: &["ヘッダーごと", "ヘッダー込み", "ヘッダーを含めて", "ヘッダーも含めて", "ヘッダー付き", "ヘッダーも一緒に", "クッキーごと", "cookie ごと", "cookie ヘッダーごと"],
+    inline_only: &["環境変数の値も含めて", "値も含めて", "ヘッダーごと", "ヘッダー込み", "ヘッダーを含めて", "ヘッダーも含めて", "ヘッダー付き", "ヘッダーも一緒に", "クッキーごと", "cookie ごと", "cookie ヘッダーごと"],
     redactions: &["ここには入力しないで", "ここではなく", "ここに書かないで", "金庫", "ボールト", "パスワードマネージャーに", "プレースホルダー", "名前だけ", "名前のみ", "値は不要", "値なし", "値は書かないで", "安全な場所", "大切に保管", "を除いて", "を削除して", "を伏せて", "をマスク", "を隠して", "抜きで", "を消して", "を伏字", "を除く", "は除く", "なしで", "なし", "無し", "抜き"],
     drops_possessives: true,
-    not_negations: &["削除せず", "消さず", "削除しないで", "消さないで", "入力せずに", "打ち込まずに", "チャットではなく", "忘れないで", "忘れずに"],
+    not_negations: &["省略せず", "省略しないで", "削除せず", "消さず", "削除しないで", "消さないで", "入力せずに", "打ち込まずに", "チャットではなく", "忘れないで", "忘れずに"],
     credential_files: &["wireguardの設定", "wireguard設定", "openvpnの設定", "openvpnプロファイル", "ovpnファイル", "WireGuardの設定", "WireGuard設定", "OpenVPNの設定", "OpenVPNプロファイル"],
     ..LangRules::EMPTY
 };

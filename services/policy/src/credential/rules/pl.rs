@@ -141,7 +141,7 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     address: &["adres", "adresu", "dostawa", "dostawy", "miasto", "ulica", "miejscowość"],
     map: &["mapa", "mapie", "mapy", "lokalizacja", "lokalizacji"],
-    carriers: &["pęk kluczy", "pęku kluczy", 
+    carriers: &["eksport", "sejf", "plik csv", "pęk kluczy", "pęku kluczy", 
         "ciąg połączenia", "ciąg połączeniowy", "ciągu połączenia", "url bazy danych", "adres url bazy",
         "adres bazy danych", "plik konfiguracyjny", "konfiguracj*", "polecenie curl", "komendę curl",
         "komenda curl", "linię", "linia", "linijkę", "linii", "zmienną", "zmienna", "sekcję", "sekcja",
@@ -198,7 +198,7 @@ pub(super) const RULES: LangRules = LangRules {
         "pierwszego zwierzęcia", "pierwsza szkoła", "najlepszy przyjaciel z dzieciństwa", "miejsce urodzenia",
     ],
     answer_cues: &["odpowiedz na", "odpowiedz", "odpowiedzieć na", "odpowiedz pan", "odpowiedz pani"],
-    inline_only: &[
+    inline_only: &["niezaszyfrowany", "niezaszyfrowana", "z hasłami", 
         "flagą p", "z flagą p", "z flagą p i wartością", "opcją p", "parametrem p", "z p i wartością", "i wartością",
         "z kluczami", "łącznie z kluczami", "razem z kluczami", "z nagłówkami", "ze wszystkimi nagłówkami",
         "łącznie z nagłówkami",
@@ -213,6 +213,6 @@ pub(super) const RULES: LangRules = LangRules {
     tax: &["faktura", "faktury", "fakturę", "fakturze", "fakturą", "firmy", "regon", "krs", "vat", "numer nip", "nip firmy", "sprzedawca", "sprzedawcy", "nabywca", "nabywcy", "kontrahent", "kontrahenta", "płatnik", "płatnika", "podatnik", "podatnika", "urząd skarbowy", "działalność", "działalności", "spółka", "spółki"],
     not_negations: &["bez wpisywania", "bez podawania go", "bez wpisywania go", "nie na czacie", "nie w czacie", "nie mailem", "nie zapomnij", "nie zapomnijcie", "nie zapomnij o", "nie tylko"],
     other_sense: &["krzyżówka", "krzyżówki", "krzyżówkę", "krzyżówce", "krzyżówek", "krzyżówkowe", "rozwiązanie krzyżówki", "hasło krzyżówki", "hasło z krzyżówki", "hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "slogan", "sloganu", "slogany", "rebus", "rebusu", "zagadka", "zagadki", "łamigłówka", "łamigłówki"],
-    credential_files: &["konfiguracja wireguard", "konfigurację wireguard", "konfiguracji wireguard", "plik wireguard", "konfigurację openvpn", "profil openvpn", "plik ovpn", "konfiguracja WireGuard", "konfigurację WireGuard", "konfiguracji WireGuard", "plik WireGuard", "konfigurację OpenVPN", "profil OpenVPN"],
+    credential_files: &["eksport z kee passa", "eksport z keepassa", "eksport z bitwardena", "csv z kee passa", "csv z keepassa", "konfiguracja wireguard", "konfigurację wireguard", "konfiguracji wireguard", "plik wireguard", "konfigurację openvpn", "profil openvpn", "plik ovpn", "konfiguracja WireGuard", "konfigurację WireGuard", "konfiguracji WireGuard", "plik WireGuard", "konfigurację OpenVPN", "profil OpenVPN"],
     ..LangRules::EMPTY
 };

@@ -9,6 +9,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ru",
     terms: &[
+        (Password, &["devichya familiya", "devichyu familiyu", "devichya familiya materi", "devichyu familiyu materi", "devichya familiya vashey materi"]),
         (SessionCookie, &["не удаляя cookies", "не удаляя куки", "оставьте cookies", "оставьте куки"]),
         (RecoveryPhrase, &["фраз* восстановления", "фразу восстановления", "фразы восстановления"]),
         (ApiKey, &["секретный ключ магазина", "ключ магазина", "секретное слово магазина"]),
@@ -82,6 +83,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["вашего первого учителя", "первого учителя", "первую учительницу", "вашей первой машины", "детское прозвище", "вашего первого начальника"]),
     ],
     conditional: &[
+        (Password, Sense::NeedsQuestion, &["otvet"]),
         (OneTimeCode, Sense::NeedsOtp, &["код", "кода", "кодом"]),
         (CardSecurityCode, Sense::CardOrOtp, &["код безопасности", "кода безопасности"]),
         (CardExpiry, Sense::NeedsCard, &["срок действия", "срока действия", "действительна до", "месяц и год"]),
@@ -119,7 +121,7 @@ pub(super) const RULES: LangRules = LangRules {
         "имя", "должен быть", "должен", "должна быть", "должны быть", "должно быть", "действителен",
         "действует", "еще действует", "истекает",
     ],
-    cues: &[
+    cues: &["napishite", "vvedite", "ukazhite", "skazhite", 
         "skazhi", "napishi", "prishli", "otprav", "day mne",
         "vvedite", "ukazhite", "otpravte", "napishite", "skazhite", "prishlite",
         "введите", "ввести", "укажите", "указать", "вставьте", "отправьте", "пришлите", "сообщите",
@@ -190,13 +192,13 @@ pub(super) const RULES: LangRules = LangRules {
     ],
     copulas: &["всё ещё", "до сих пор", "это", "является", "все еще", "по прежнему", "был", "была"],
     whether: &["ли"],
-    security_question: &["девичья фамилия матери", "девичью фамилию матери", "проверочный вопрос", "проверочного вопроса",
+    security_question: &["kontrolny vopros", "kontrolnyi vopros", "kontrolnyy vopros", "sekretny vopros", "sekretnyi vopros", "sekretnyy vopros", "девичья фамилия матери", "девичью фамилию матери", "проверочный вопрос", "проверочного вопроса",
         "контрольный вопрос", "контрольного вопроса", "контрольные вопросы", "контрольному вопросу",
         "секретный вопрос", "секретного вопроса", "секретные вопросы", "девичья фамилия", "девичью фамилию",
         "девичьей фамилии", "первого питомца", "первый питомец", "кличка первого", "первая школа",
         "лучшего друга детства", "кодовое слово",
     ],
-    answer_cues: &["ответьте на", "ответьте", "ответь на", "ответь", "ответить на"],
+    answer_cues: &["vvedite otvet", "napishite otvet", "ответьте на", "ответьте", "ответь на", "ответь", "ответить на"],
     inline_only: &[
         "с флагом p", "с ключом p", "с p и значением",
         "со всеми заголовками", "с заголовками", "вместе с заголовками", "включая заголовки", "с ключами",
