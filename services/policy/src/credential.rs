@@ -585,6 +585,10 @@ struct Scratch {
     /// clauses they belong to.
     quoted: Vec<(usize, usize)>,
     quoted_norm: Vec<(u32, u32, u32, u32)>,
+    /// For each of `quoted_norm`: whether the value may be a guess to confirm by itself, next to
+    /// a term: it looks like a secret (`'Summer2024'`), or its sentence is a question (`still
+    /// 'sunshine'?`). A plain word in a statement is a rating or a label (`is 'zwak'.`).
+    quoted_confirms: Vec<bool>,
     /// Tokens that could be a guess at a secret: quoted, or of at least four
     /// characters with a digit.
     guesses: Vec<u32>,
@@ -753,6 +757,7 @@ impl CredentialDetector {
             secrets::quoted_values(text, &mut s.quoted);
         }
         s.quoted_norm.clear();
+        s.quoted_confirms.clear();
         for &(a, b) in &s.quoted {
             let from = s.norm.orig.partition_point(|&o| (o as usize) < a);
             let to = s.norm.orig.partition_point(|&o| (o as usize) < b);
@@ -766,6 +771,7 @@ impl CredentialDetector {
             let before = opening.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '—' && c != '–');
             let lo = clause.saturating_sub(u32::from(before.ends_with(['—', '–'])));
             s.quoted_norm.push((from as u32, to as u32, lo, clause));
+            s.quoted_confirms.push(guess_literal(&text[a..b]) || question_after(text, b));
         }
         // A guess needs a value: a quoted one, or a word of at least four
         // characters with a digit.
@@ -1195,8 +1201,13 @@ impl CredentialDetector {
                 Kind::Statement => o.start >= m.end && clause(o.start) == c && gap(norm, m.end, o.start) == 0,
                 _ => false,
             });
-            let near_quote = quoted.iter().any(|&(a, b, lo, hi)| {
-                (lo..=hi).contains(&c)
+            // A plain quoted word confirms only where the clause asks to (`Conferma che … è
+            // 'tigre'`, `whether`).
+            let asks_to_confirm =
+                around.iter().any(|o| o.kind == Kind::Whether && (o.end <= m.start || clause(o.start) == c));
+            let near_quote = quoted.iter().zip(&s.quoted_confirms).any(|(&(a, b, lo, hi), &confirms)| {
+                (confirms || asks_to_confirm)
+                    && (lo..=hi).contains(&c)
                     && (b <= m.start || m.end <= a)
                     && (if b <= m.start { gap(norm, b, m.start) } else { gap(norm, m.end, a) }) <= OWN_GAP
             }) || (may_guess && self.guessed(text, s, m, around));
@@ -1366,10 +1377,13 @@ impl CredentialDetector {
                         k == c || k == token(t).clause
                     }
                 });
+                // A full stop glued to a quoted value ends its sentence (`is 'zwak'. Wil je…?`):
+                // a question in the next one is about something else.
+                let ends_sentence = in_quotes && text[value_end..value_end + glued].contains('.');
                 return s.options
                     || whether
                     || question_after(text, value_end)
-                    || question_after(text, value_end + glued);
+                    || (!ends_sentence && question_after(text, value_end + glued));
             }
         }
         false
@@ -2077,6 +2091,11 @@ fn addresses_person(question: &str) -> bool {
 /// (`4821`, `880214`).
 fn guess_literal(value: &str) -> bool {
     let value = value.trim_matches(|c: char| !c.is_alphanumeric());
+    // A PIN spelled digit by digit (`6-3-9-1`, `1.9.0.7`) is its digits.
+    let mut groups = value.split(['-', '.']);
+    if value.contains(['-', '.']) && groups.all(|g| g.len() == 1 && g.bytes().all(|b| b.is_ascii_digit())) {
+        return (4..=12).contains(&value.split(['-', '.']).count());
+    }
     let n = value.chars().count();
     if !(4..=64).contains(&n) || value.contains(char::is_whitespace) {
         return false;
@@ -2138,7 +2157,11 @@ fn names_variable(text: &str, norm: &Norm, c: u32, matches: &[Match]) -> bool {
         let capitals = word.len() >= 3
             && word.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
             && word.bytes().any(|b| b.is_ascii_uppercase());
-        if capitals && (word.contains('_') || carrier(ts, te)) {
+        // A secret variable's line is the secret (`the DB_PASSWORD line`).
+        let secret = ["PASS", "PWD", "SECRET", "TOKEN", "KEY", "CREDENTIAL", "PRIVATE"]
+            .iter()
+            .any(|s| word.contains(s));
+        if capitals && !secret && (word.contains('_') || carrier(ts, te)) {
             return true;
         }
         t += 1;

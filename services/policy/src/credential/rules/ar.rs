@@ -12,6 +12,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ar",
     terms: &[
+        (Password, &["kelmet el sirr", "kilmet el sir", "kelmit el sirr", "kelmet el ser", "kalimat al sir", "kelmet sirr", "kelmet el mrour", "kelmet el morour"]),
         (ApiKey, &["مفتاح التاجر", "مفتاح أمان التاجر", "المفتاح السري للتاجر", "مفتاح الأمان الخاص بالتاجر"]),
         (Passphrase, &["عبارة فتح القفل", "العبارة التي تستخدمها لفتح"]),
         (ApiKey, &["مفتاح hmac", "مفتاح mac"]),
@@ -88,7 +89,7 @@ pub(super) const RULES: LangRules = LangRules {
         "مفتاح البيت", "مفتاح السيارة", "المفتاح العام", "مفتاح عام", "الحد الاقصى للرموز", "عدد الرموز",
         "حد الرموز", "حد التوكنات", "عدد التوكنات", "رموز المحادثة", "تثبيت", "ثبت", "اسم المستخدم",
     ],
-    not_requests: &["سنرسل", "سوف نرسل", "اعادة ارسال"],
+    not_requests: &["ما الاسم الذي تريد إعطاءه", "ما الاسم الذي تريد", "اسم تريد إعطاءه", "سنرسل", "سوف نرسل", "اعادة ارسال"],
     meta_before: &["مدة صلاحية",
         "أين يوجد", "أين توجد", "مسار",
         "^مدير$", "^طول$", "سياسة", "نسيت", "اعادة تعيين", "^تغيير$", "استعادة", "الحد الاقصى", "الحد الادنى",
@@ -102,7 +103,7 @@ pub(super) const RULES: LangRules = LangRules {
         "المنسية", "المسربة", "منتهية", "المحفوظة", "الضعيفة", "عنوانا", "اسما", "صالحة", "صالح", "سارية",
         "ساري", "كحد ادنى", "كحد اقصى", "بحد ادنى", "بحد اقصى",
     ],
-    cues: &["ekteb", "ektebli", "ba3atli", "ab3atli", "eb3atli", "2olli", "ektb", "ekteb", "2ktb", "ektebly", "ektebli", "2ktbli", "eb3at", "eb3atli", "eb3atly", "ab3atli", "ib3at", "ib3atli", "ab3at", "ib3atly", "da5al", "da5el", "dakhal", "d5l", "2olli", "2oly", "2ouli", 
+    cues: &["ib3atli", "ib3at", "ib3atly", "يرجى لصق", "لصق", "ekteb", "ektebli", "ba3atli", "ab3atli", "eb3atli", "2olli", "ektb", "ekteb", "2ktb", "ektebly", "ektebli", "2ktbli", "eb3at", "eb3atli", "eb3atly", "ab3atli", "ib3at", "ib3atli", "ab3at", "ib3atly", "da5al", "da5el", "dakhal", "d5l", "2olli", "2oly", "2ouli", 
         "ادخل", "ادخلي", "يرجى ادخال", "ادخال", "اكتب", "الصق", "قدم", "زودنا", "زودني", "شارك", "ارسل",
         "ارسل لنا", "ما هي", "ما هو", "اعطني", "يرجى تقديم", "تقديم", "نحتاج", "نحتاج الى", "اخبرنا",
         "اكتب لنا", "ارسال", "قم بادخال", "الرجاء ادخال", "من فضلك ادخل", "احتاج", "احتاج الى", "اريد",
@@ -143,7 +144,7 @@ pub(super) const RULES: LangRules = LangRules {
     back_cues: &["والصقه", "الصقه", "الصقها", "وارسله", "ارسله", "ارسلها", "والصقه هنا", "الصقه هنا"],
     please: &["من فضلك", "رجاء", "لو سمحت"],
     which: &["^اي$"],
-    possessive: &["bta3ak", "bta3ek", "*ك$"],
+    possessive: &["taba3ak", "taba3ek", "bta3ak", "bta3ek", "*ك$"],
     properties: &[
         "تحتوي على", "يحتوي على", "تتكون من", "اطول من", "سنة ميلادك", "تاريخ ميلادك", "يوم ميلادك",
         "رقم هاتفك", "نفس", "مثل",
