@@ -48,7 +48,8 @@
 //!   `what is your`, `ingrese`, `saisissez`, `geben Sie … ein`, `digite`,
 //!   `inserisci`, `voer … in`, `podaj`, `girin`, `введите`, `أدخل`, `दर्ज
 //!   करें`, `请输入`, `入力してください`, `입력하세요`, or one that points
-//!   back at it (`copy the .env file and paste it here`), a `please` right
+//!   back at it (`copy the .env file and paste it here`, also from the start
+//!   of the next sentence: `… sent you a number by text. Type it here`), a `please` right
 //!   after it (`your password, please`), or a `which` that a word after the
 //!   term makes the person's own (`which password do you use for the
 //!   VPN?`; otherwise `which API key should I revoke?` is a topic). Numbers
@@ -104,9 +105,13 @@
 //!   Qwerty123?`: quoted, or a word with digits linked to the term by a
 //!   copula, in a yes/no question; such a guess asks if the form can
 //!   confirm it, with a yes/no or a choice field, `Ваш ПИН-код всё ещё
-//!   1987?`), or when the field names a security question and its
+//!   1987?`; a quoted plain word only in a question or after a `confirm
+//!   that`, so that a strength rating, `is 'zwak'.`, is none; a PIN spelled
+//!   `6-3-9-1` is its digits), or when the field names a security question and its
 //!   options are candidate answers (`Which street did you grow up on?`); an
-//!   option that states a guess (`My PIN is 1234`) asks by itself. Such
+//!   option that states a guess (`My PIN is 1234`) asks by itself. Two or
+//!   more choices of exactly the ten digits ask for a PIN or a password digit
+//!   by digit, whatever their words (`2nd digit`, `1桁目`). Such
 //!   phrases also ask, a few words either side of the term. A security
 //!   question asks for its answer when a request to answer it stands a few
 //!   words away (`answer your security question`, `ответьте на контрольный
@@ -703,6 +708,23 @@ impl CredentialDetector {
         for field in &ask.fields {
             self.field(field, scratch, &mut evidence, &mut pending);
         }
+        // Two or more choices of the ten digits each (`2nd digit`, `1桁目`, `الرقم الثاني`): a
+        // PIN or a password asked for digit by digit, whatever the language around them.
+        if ask.fields.iter().filter(|f| digit_picker(f)).count() >= 2 {
+            for field in ask.fields.iter().filter(|f| digit_picker(f)) {
+                pending.push(Pending {
+                    location: HitLocation::Field { name: field.name.to_owned(), part: FieldPart::EnumValue },
+                    category: Category::Pin,
+                    sense: Sense::Plain,
+                    matched: "0–9".to_owned(),
+                    reason: Reason::Value {
+                        what: "one digit of a PIN or a password, asked for digit by digit",
+                    },
+                    pattern: None,
+                    cue_text: String::new(),
+                });
+            }
+        }
         // A URL template with a password in it, or a `password=…` pair, says
         // that a compound value carries a credential (looked for only when
         // one is asked for).
@@ -1108,6 +1130,19 @@ impl CredentialDetector {
             }
             evidence.place_pin |= sense == Sense::UnlessPlace && category == Category::Pin;
             let own = own_near();
+            // A request that opens the next sentence and points back with a pronoun (`… sent
+            // you a number by text. Type it here`) asks for what the sentence before it ended on.
+            let points_back = |o: &Match| {
+                clause(o.start) == c + 1
+                    && norm.tok[o.start as usize] == norm.tokens.partition_point(|k| k.clause <= c) as u32
+                    && matches!(o.kind, Kind::Cue { .. })
+                    && {
+                        // `it`, `them`; German `es`, `ihn`, or `sie` as the object after `Sie`.
+                        let words = self.pattern(o.pat).source.split(' ');
+                        words.clone().any(|w| matches!(w, "it" | "them" | "es" | "ihn"))
+                            || words.filter(|w| w.eq_ignore_ascii_case("sie")).count() >= 2
+                    }
+            };
             let cue = around
                 .iter()
                 .filter_map(|o| match o.kind {
@@ -1150,6 +1185,7 @@ impl CredentialDetector {
                     // stays in the sentence (`把连接串（包括密码）发给我`).
                     clause(o.start) == c
                         || (m.end <= o.start && parenthesis_between(text, norm, m.end, o.start))
+                        || (m.end <= o.start && points_back(o))
                 })
                 .map(|(o, reach)| {
                     let (from, to) = if o.end <= m.start { (o.end, m.start) } else { (m.end, o.start) };
@@ -2103,6 +2139,17 @@ fn guess_literal(value: &str) -> bool {
     let digits = value.bytes().filter(u8::is_ascii_digit).count();
     let letters = value.chars().filter(|c| c.is_alphabetic()).count();
     (digits > 0 && letters > 0 && digits + letters + 2 >= n) || (digits == n && n <= 12)
+}
+
+/// Whether a field is a choice of exactly the ten digits, one each.
+fn digit_picker(f: &FieldText<'_>) -> bool {
+    let mut seen = [false; 10];
+    f.kind == FieldKind::Choice
+        && f.enum_values.len() == 10
+        && f.enum_values.iter().all(|v| match v.as_bytes() {
+            [d @ b'0'..=b'9'] => !std::mem::replace(&mut seen[usize::from(d - b'0')], true),
+            _ => false,
+        })
 }
 
 /// Whether a credential of the term kind `kind` may be all digits (a

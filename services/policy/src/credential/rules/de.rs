@@ -11,6 +11,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "de",
     terms: &[
+        (OneTimeCode, &["stellige nummer die ihnen", "nummer die ihnen die", "die ihnen die pushtan app", "nummer aus der sms", "nummer aus der app", "angezeigte nummer", "pushtan app gerade anzeigt"]),
         (SessionCookie, &["ohne die cookies zu entfernen", "ohne die cookies oder", "cookies nicht entfernen", "die cookies drin lassen"]),
         (ApiKey, &["händlerschlüssel", "händler schlüssel", "*händlerschlüssel"]),
         (Passphrase, &["entsperrphrase", "entsperrsatz", "phrase zum entsperren"]),
@@ -81,6 +82,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["ihr erstes auto", "dein erstes auto", "ihres ersten autos", "ihr erster chef", "ihre erste lehrerin", "ihr erster lehrer", "deine erste lehrerin", "kindheitsspitzname", "spitzname in der kindheit"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["sechsstellige nummer", "sechsstelligen nummer", "achtstellige nummer", "stellige nummer"]),
         (CardSecurityCode, Sense::CardOrOtp, &["*sicherheitscode"]),
         (CardSecurityCode, Sense::NeedsCard, &["prüfziffer", "prüfziffern"]),
         (CardExpiry, Sense::NeedsCard, &[
@@ -153,7 +155,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Both,
     cues_follow_terms: true,
     card: &["karte", "*kreditkarte", "karteninhaber", "*bankkarte", "*debitkarte", "*girokarte"],
-    otp: &["tan liste", "itan", "tan nr", "tan mit der nummer", 
+    otp: &["zeigt ihnen", "app zeigt", "angezeigt", "gerade anzeigt", "tan liste", "itan", "tan nr", "tan mit der nummer", 
         "gesendet", "geschickt", "sms", "ziffern", "stellige", "stelligen", "authenticator", "zugesandt",
         "erhalten",
     ],
@@ -198,7 +200,7 @@ pub(super) const RULES: LangRules = LangRules {
     qualified: &[
         (ApiKey, &["schlüssel", "*liveschlüssel", "*produktionsschlüssel"]),
     ],
-    back_cues: &["fügen sie sie hier ein", "fügen sie ihn hier ein", "fügen sie es hier ein", "fügen sie diese hier ein", ],
+    back_cues: &["nennen sie sie uns", "nennen sie sie", "geben sie sie ein", "nennen sie uns diese", "fügen sie sie hier ein", "fügen sie ihn hier ein", "fügen sie es hier ein", "fügen sie diese hier ein", ],
     dotfiles: &[],
     credential_files: &["wireguard konfiguration", "wireguard konfigurationsdatei", "openvpn konfiguration", "openvpn konfigurationsdatei", "openvpn profil", "wireguard profil", "WireGuard konfiguration", "WireGuard konfigurationsdatei", "OpenVPN konfiguration", "OpenVPN konfigurationsdatei", "OpenVPN profil", "WireGuard profil", ],
     credential_dotfiles: &[],

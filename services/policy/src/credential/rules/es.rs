@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (Password, &["klave", "klave del banco", "tu klave"]),
         (SessionCookie, &["las cookies"]),
         (SessionCookie, &["sin quitar las cookies", "sin borrar las cookies", "sin eliminar las cookies", "deja las cookies"]),
         (ApiKey, &["llave de integridad", "llave secreta", "clave del comercio", "clave secreta del comercio", "llave del comercio"]),
@@ -154,7 +155,7 @@ pub(super) const RULES: LangRules = LangRules {
         "actual caducó", "revocar", "eliminar", "borrar", "rotar", "nombre", "un nombre", "un título", "debe",
         "debe tener", "deberá", "deben", "válida", "válido", "vigente", "sigue vigente", "caduca", "vence",
     ],
-    cues: &["exporta el", "exporta la", "exporta los", "no quites", "no borres", "no elimines", "exporta tus", 
+    cues: &["pon tu", "pon aquí", "exporta el", "exporta la", "exporta los", "no quites", "no borres", "no elimines", "exporta tus", 
         "escribas", "pegues", "envíes", "compartas", "pongas", "introduzcas", "ingreses", "incluyas", "mandes",
         "ingrese", "ingresa", "introduzca", "introduce", "escriba", "escribe", "proporcione", "proporciona",
         "indique", "indica", "facilite", "facilita", "pegue", "pega", "envíe", "envía", "envíenos",

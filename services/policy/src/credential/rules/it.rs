@@ -153,7 +153,7 @@ pub(super) const RULES: LangRules = LangRules {
         "posizioni",
         "quanti caratteri ha la tua", "quanti caratteri ha la sua", "quante cifre ha il tuo", "quante cifre ha la tua",
     ],
-    back_cues: &[
+    back_cues: &["caricalo qui", "incollalo qui", "caricala qui", "caricali qui", 
         "incollalo", "incollala", "incollali", "incolla qui", "mandamelo", "mandamela", "inviamelo",
         "inviamela", "inviacelo", "scrivilo", "scrivila", "dimmelo", "dimmela",
     ],

@@ -9,6 +9,8 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ja",
     terms: &[
+        (OneTimeCode, &["届いた4桁の番号", "届いた6桁の番号", "届いた8桁の番号", "smsで届いた4桁", "smsで届いた6桁"]),
+        (OneTimeCode, &["届いた番号", "smsで届いた番号", "表示された番号", "表示されている番号"]),
         (ApiKey, &["加盟店キー", "マーチャントキー", "ショップキー"]),
         (Pin, &["アンショウバンゴウ"]),
         (OneTimeCode, &["ninshou koodo", "ninshou kodo", "ninsho kodo", "ninshoo koodo", "kakunin koodo", "kakunin kodo", "wan taimu pasuwaado", "ninshou bangou", "ninsho bango"]),
@@ -62,7 +64,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardExpiry, Sense::NeedsCard, &["有効期限"]),
         (Password, Sense::NeedsQuestion, &["答え", "回答"]),
     ],
-    blockers: &["パスワードの強度", "パスワード強度", "キーのエイリアス", "鍵のエイリアス", "変数名", "変数の名前", "環境変数名", "環境変数の名前", "隠し味", "秘密の材料", "秘伝のレシピ", "シークレットレシピ", "macキーボード", "macのキーボード",
+    blockers: &["追跡番号", "お問い合わせ番号", "伝票番号", "パスワードの強度", "パスワード強度", "キーのエイリアス", "鍵のエイリアス", "変数名", "変数の名前", "環境変数名", "環境変数の名前", "隠し味", "秘密の材料", "秘伝のレシピ", "シークレットレシピ", "macキーボード", "macのキーボード",
         "郵便番号", "クーポンコード", "割引コード", "プロモーションコード", "qrコード", "qr コード", "ソースコード", "国番号", "エラーコード", "商品コード",
         "招待コード", "予約コード", "ドレスコード", "カラーコード", "文字コード", "ギフトカード", "ポイントカード", "トランプ", "カードゲーム", "simカード",
         "sim カード", "グラフィックカード", "メモリーカード", "sdカード", "名刺", "会員カード", "trelloのカード", "trello カード", "trelloカード",
@@ -82,7 +84,7 @@ pub(super) const RULES: LangRules = LangRules {
         "を生成", "を発行", "にタイトル", "に名前", "の名前を", "のスコープ", "の桁数", "桁数", "の権限", "の有効期間", "有効", "まだ有効", "は有効", "id",
         "の作り方", "の発行方法", "の取得方法", "の使い方", "の作成方法", "の発行手順", "の取得手順",
     ],
-    cues: &["oshiete kudasai", "oshiete", "nyuuryoku shite kudasai", "nyuuryoku shite", "nyuuryoku", "okutte kudasai", "okutte", "hatte kudasai", "haritsukete", "harittsukete",
+    cues: &["教えていただければ", "教えていただけますか", "oshiete kudasai", "oshiete", "nyuuryoku shite kudasai", "nyuuryoku shite", "nyuuryoku", "okutte kudasai", "okutte", "hatte kudasai", "haritsukete", "harittsukete",
         "おしえて",
         "入力してください", "入力して", "入力", "ご入力", "入れてください", "教えてください", "教えて", "提供してください", "ご提供", "貼り付け", "送信してください",
         "送ってください", "共有してください", "記入", "は何ですか", "を入力", "お知らせください", "ご記入", "お答えください", "伝えて", "添付してください", "添付",
@@ -115,13 +117,13 @@ pub(super) const RULES: LangRules = LangRules {
     possessive: &["あなたの", "お客様の", "ご自身の", "貴方の"],
     properties: &["と同じ", "生年月日", "誕生日", "電話番号"],
     copulas: &["まだ", "今も", "で合って", "でよろしい", "で正しい", "ですか", "でしょうか", "で間違い"],
-    whether: &["かどうか", "か確認", "ですか", "ますか"],
+    whether: &["でよろしいですか", "で合っていますか", "かどうか", "か確認", "ですか", "ますか"],
     security_question: &["himitsu no shitsumon", "himitsu no shitumon", "sekyuriti shitsumon", "sekyuritii shitsumon", "haha no kyuusei", "hahaoya no kyuusei", "hajimete katta petto", "saisho no petto", "秘密の質問", "セキュリティ質問", "セキュリティの質問", "母親の旧姓", "お母様の旧姓", "最初のペット", "初めてのペット", "出身小学校"],
     answer_cues: &["kotaete kudasai", "kotaete", "kaitou shite kudasai", "kaitou shite", "答えてください", "回答してください", "お答えください", "答えて", "回答して"],
     inline_only: &["環境変数の値も含めて", "値も含めて", "ヘッダーごと", "ヘッダー込み", "ヘッダーを含めて", "ヘッダーも含めて", "ヘッダー付き", "ヘッダーも一緒に", "クッキーごと", "cookie ごと", "cookie ヘッダーごと"],
     redactions: &["ここには入力しないで", "ここではなく", "ここに書かないで", "金庫", "ボールト", "パスワードマネージャーに", "プレースホルダー", "名前だけ", "名前のみ", "値は不要", "値なし", "値は書かないで", "安全な場所", "大切に保管", "を除いて", "を削除して", "を伏せて", "をマスク", "を隠して", "抜きで", "を消して", "を伏字", "を除く", "は除く", "なしで", "なし", "無し", "抜き"],
     drops_possessives: true,
-    not_negations: &["省略せず", "省略しないで", "削除せず", "消さず", "削除しないで", "消さないで", "入力せずに", "打ち込まずに", "チャットではなく", "忘れないで", "忘れずに"],
+    not_negations: &["間違いない", "お間違いない", "間違いありません", "間違いないですか", "省略せず", "省略しないで", "削除せず", "消さず", "削除しないで", "消さないで", "入力せずに", "打ち込まずに", "チャットではなく", "忘れないで", "忘れずに"],
     credential_files: &["wireguardの設定", "wireguard設定", "openvpnの設定", "openvpnプロファイル", "ovpnファイル", "WireGuardの設定", "WireGuard設定", "OpenVPNの設定", "OpenVPNプロファイル"],
     ..LangRules::EMPTY
 };

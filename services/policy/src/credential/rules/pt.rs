@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pt",
     terms: &[
+        (OneTimeCode, &["chegar um código", "chegou um código", "código no seu celular", "código que chegou", "código que você recebeu", "código que recebeu"]),
         (SessionCookie, &["sem remover os cookies", "sem apagar os cookies", "mantenha os cookies"]),
         (RecoveryPhrase, &["frase semente", "frase-semente"]),
         (ApiKey, &["chave do lojista", "chave secreta do lojista", "chave de integridade", "chave do comerciante"]),
@@ -124,7 +125,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nome", "um nome", "um título", "deve", "devem", "deverá", "precisa ter", "válida", "válido",
         "ainda vale", "expira", "vence",
     ],
-    cues: &["exporte o", "exporte a", 
+    cues: &["pode me passar", "me passa", "me passe", "exporte o", "exporte a", 
         "selecione a sua", "selecione o seu", "selecione sua", "selecione seu", "escolha a sua", "escolha o seu",
         "responda com", "responda aqui com", "responde com", "responde aqui com",
         "digite", "informe", "insira", "introduza", "forneça", "fornecer", "cole", "colar", "envie", "enviar",
