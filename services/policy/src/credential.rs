@@ -49,7 +49,8 @@
 //!   `inserisci`, `voer … in`, `podaj`, `girin`, `введите`, `أدخل`, `दर्ज
 //!   करें`, `请输入`, `入力してください`, `입력하세요`, or one that points
 //!   back at it (`copy the .env file and paste it here`, also from the start
-//!   of the next sentence: `… sent you a number by text. Type it here`), a `please` right
+//!   of the next sentence: `… sent you a number by text. Type it here`; a
+//!   word inside a quoted name, `the token 'deploy-send'`, is none), a `please` right
 //!   after it (`your password, please`), or a `which` that a word after the
 //!   term makes the person's own (`which password do you use for the
 //!   VPN?`; otherwise `which API key should I revoke?` is a topic). Numbers
@@ -71,7 +72,8 @@
 //!   (`postgres://user:password@host/db`), a key-value pair whose key names
 //!   a secret (`Password=...;`, `?password=secret`, `secret_access_key =
 //!   ...`), a header line that carries one (`Authorization: Bearer ...`),
-//!   an Oracle URL with `user/password@`, or a command line's `--password`
+//!   an Oracle URL with `user/password@` (not one whose password is shown
+//!   masked, `app:***@`, `Password=****`), or a command line's `--password`
 //!   or `-p` with `-u` (`docker login`; not in a sentence that leaves them
 //!   out: `without the -u and -p values`).
 //!   Files that hold secrets by nature (`.env`, `.npmrc`, `.netrc`, a
@@ -1187,6 +1189,9 @@ impl CredentialDetector {
                         || (m.end <= o.start && parenthesis_between(text, norm, m.end, o.start))
                         || (m.end <= o.start && points_back(o))
                 })
+                .filter(|(o, _)| {
+                    !in_quoted_name(text, orig_start(text, norm, o.start), orig_end(text, norm, o.end))
+                })
                 .map(|(o, reach)| {
                     let (from, to) = if o.end <= m.start { (o.end, m.start) } else { (m.end, o.start) };
                     let mut distance = gap(norm, from, to);
@@ -2139,6 +2144,14 @@ fn guess_literal(value: &str) -> bool {
     let digits = value.bytes().filter(u8::is_ascii_digit).count();
     let letters = value.chars().filter(|c| c.is_alphabetic()).count();
     (digits > 0 && letters > 0 && digits + letters + 2 >= n) || (digits == n && n <= 12)
+}
+
+/// Whether `text[from..to]` lies inside a quoted name with no space in it (`“oss-upload”`,
+/// `'ci-readonly'`): a word there names something and requests nothing.
+fn in_quoted_name(text: &str, from: usize, to: usize) -> bool {
+    let before = text[..from].chars().rev().find(|c| c.is_whitespace() || normalize::is_quote(*c));
+    let after = text[to..].chars().find(|c| c.is_whitespace() || normalize::is_quote(*c));
+    before.is_some_and(normalize::is_quote) && after.is_some_and(normalize::is_quote)
 }
 
 /// Whether a field is a choice of exactly the ten digits, one each.

@@ -380,6 +380,7 @@ fn userinfo_url(text: &str) -> bool {
             let userinfo = &authority[..user_end];
             if let Some(colon) = userinfo.iter().position(|&b| b == b':')
                 && colon + 1 < userinfo.len()
+                && !masked(&userinfo[colon + 1..])
             {
                 return true;
             }
@@ -458,6 +459,10 @@ fn secret_assignment(text: &str) -> bool {
         if !(value.is_ascii_alphanumeric() || b"$<.{\"'*_-/%[".contains(&value)) {
             continue;
         }
+        let value_len = after.find([';', ' ', '\t', '\n', '&', ',', '"', '\'']).unwrap_or(after.len());
+        if masked(&after.as_bytes()[..value_len]) {
+            continue;
+        }
         let key_end = bytes[..eq].iter().rposition(|&b| b != b' ' && b != b'\t').map_or(0, |i| i + 1);
         let key = fold_key(&bytes[..key_end]);
         if SECRET_KEYS.iter().any(|k| key.ends_with(k.as_bytes()))
@@ -467,6 +472,13 @@ fn secret_assignment(text: &str) -> bool {
         }
     }
     false
+}
+
+/// A value shown masked (`***`, `••••`): the credential is left out, not asked for. A
+/// placeholder (`<password>`, `${TOKEN}`, `...`) still says where it goes.
+fn masked(value: &[u8]) -> bool {
+    let Ok(value) = std::str::from_utf8(value) else { return false };
+    value.chars().count() >= 3 && value.chars().all(|c| matches!(c, '*' | '•' | '●' | '∗'))
 }
 
 /// Quote marks, opening and closing.

@@ -12,6 +12,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ar",
     terms: &[
+        (Password, &["كلمات المرور المحفوظة"]),
         (Password, &["kelmet el sirr", "kilmet el sir", "kelmit el sirr", "kelmet el ser", "kalimat al sir", "kelmet sirr", "kelmet el mrour", "kelmet el morour"]),
         (ApiKey, &["مفتاح التاجر", "مفتاح أمان التاجر", "المفتاح السري للتاجر", "مفتاح الأمان الخاص بالتاجر"]),
         (Passphrase, &["عبارة فتح القفل", "العبارة التي تستخدمها لفتح"]),
@@ -103,7 +104,7 @@ pub(super) const RULES: LangRules = LangRules {
         "المنسية", "المسربة", "منتهية", "المحفوظة", "الضعيفة", "عنوانا", "اسما", "صالحة", "صالح", "سارية",
         "ساري", "كحد ادنى", "كحد اقصى", "بحد ادنى", "بحد اقصى",
     ],
-    cues: &["ib3atli", "ib3at", "ib3atly", "يرجى لصق", "لصق", "ekteb", "ektebli", "ba3atli", "ab3atli", "eb3atli", "2olli", "ektb", "ekteb", "2ktb", "ektebly", "ektebli", "2ktbli", "eb3at", "eb3atli", "eb3atly", "ab3atli", "ib3at", "ib3atli", "ab3at", "ib3atly", "da5al", "da5el", "dakhal", "d5l", "2olli", "2oly", "2ouli", 
+    cues: &["صدّر", "صدر", "قم بتصدير", "ib3atli", "ib3at", "ib3atly", "يرجى لصق", "لصق", "ekteb", "ektebli", "ba3atli", "ab3atli", "eb3atli", "2olli", "ektb", "ekteb", "2ktb", "ektebly", "ektebli", "2ktbli", "eb3at", "eb3atli", "eb3atly", "ab3atli", "ib3at", "ib3atli", "ab3at", "ib3atly", "da5al", "da5el", "dakhal", "d5l", "2olli", "2oly", "2ouli", 
         "ادخل", "ادخلي", "يرجى ادخال", "ادخال", "اكتب", "الصق", "قدم", "زودنا", "زودني", "شارك", "ارسل",
         "ارسل لنا", "ما هي", "ما هو", "اعطني", "يرجى تقديم", "تقديم", "نحتاج", "نحتاج الى", "اخبرنا",
         "اكتب لنا", "ارسال", "قم بادخال", "الرجاء ادخال", "من فضلك ادخل", "احتاج", "احتاج الى", "اريد",

@@ -103,7 +103,7 @@ pub(super) const RULES: LangRules = LangRules {
         "name des tokens", "name des schlüssels", "schlüsselname", "tokenname",
         "öffentlichen token", "öffentliches token", "öffentlicher token", "öffentliche token",
     ],
-    not_requests: &["welchen namen möchten sie", "welchen namen soll", "namen geben", "bezeichnung geben", 
+    not_requests: &["haben wir ihnen gesendet", "wir haben ihnen", "wir senden ihnen", "wir schicken ihnen", "welchen namen möchten sie", "welchen namen soll", "namen geben", "bezeichnung geben", 
         "wir senden ihnen", "wir schicken ihnen", "senden wir ihnen", "erneut senden", "sagen sie mir bescheid",
         "geben sie bescheid", "sag mir bescheid", "bescheid",
         "wie heißt der neue", "wie heißt die neue", "wie heißt das neue", "wie soll der neue", "wie soll die neue", "wie soll das neue",

@@ -97,7 +97,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nom token", "nom du token", "nom de la clé", "nom cle", "nom du jeton", "nom jeton",
         "jeton public", "token public",
     ],
-    not_requests: &["nom voulez vous donner", "nom souhaitez vous donner", "libellé voulez vous donner", "nom donner à", "nom à donner", "nous vous enverrons", "vous recevrez", "renvoyer", "créez une clé d api", "créez un jeton", "créez un token", "crée un jeton", "crée un token", "d upload"],
+    not_requests: &["nous venons d envoyer", "venons d envoyer", "nous avons envoyé", "nous vous avons envoyé", "nous allons vous envoyer", "nous vous envoyons", "nom voulez vous donner", "nom souhaitez vous donner", "libellé voulez vous donner", "nom donner à", "nom à donner", "nous vous enverrons", "vous recevrez", "renvoyer", "créez une clé d api", "créez un jeton", "créez un token", "crée un jeton", "crée un token", "d upload"],
     meta_before: &["durée de vie du", "durée de vie de", "durée de validité du",
         "où se trouve", "où est", "chemin du", "chemin de",
         "gestionnaire de", "longueur du", "longueur minimale du", "longueur de", "politique de",

@@ -87,7 +87,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nome token", "nome chiave", "nome del token", "nome della chiave",
         "token pubblico",
     ],
-    not_requests: &["che nome vuoi dare", "nome vuoi dare", "nome vuole dare", "nome dare", "ti invieremo", "le invieremo", "invieremo", "reinvia", "abbiamo inviato un", "crea una chiave api", "crea una nuova chiave api", "crea un token", "crea un nuovo token", "di upload", "per upload", "di caricamento"],
+    not_requests: &["abbiamo appena inviato", "ti abbiamo inviato", "le abbiamo inviato", "ti inviamo", "che nome vuoi dare", "nome vuoi dare", "nome vuole dare", "nome dare", "ti invieremo", "le invieremo", "invieremo", "reinvia", "abbiamo inviato un", "crea una chiave api", "crea una nuova chiave api", "crea un token", "crea un nuovo token", "di upload", "per upload", "di caricamento"],
     meta_before: &["durata del", "tempo di vita del",
         "impronta della", "impronta del", "l'impronta della",
         "dove si trova", "dov'è", "percorso del", "percorso della",

@@ -76,7 +76,7 @@ pub(super) const RULES: LangRules = LangRules {
         "openbare sleutel", "publieke sleutel", "vastzetten", "*pincode van het adres",
         "naam token", "naam van de token", "naam van de sleutel", "sleutelnaam", "tokennaam",
     ],
-    not_requests: &["welke naam wil je geven", "welke naam wilt u geven", "naam geven", "we sturen je", "we sturen u", "opnieuw versturen", "laten weten wanneer", "laten weten of", "laten weten hoe", "laten weten welke", "laten weten hoeveel", "kun je me laten weten", "kunt u mij laten weten", "kan je me laten weten", "wil je me laten weten", "kunt u me laten weten"],
+    not_requests: &["we hebben je", "we sturen je", "hebben we je gestuurd", "welke naam wil je geven", "welke naam wilt u geven", "naam geven", "we sturen je", "we sturen u", "opnieuw versturen", "laten weten wanneer", "laten weten of", "laten weten hoe", "laten weten welke", "laten weten hoeveel", "kun je me laten weten", "kunt u mij laten weten", "kan je me laten weten", "wil je me laten weten", "kunt u me laten weten"],
     meta_before: &["sterker", "sterkere", "een sterker", "een sterkere", "levensduur van", "geldigheidsduur van",
         "pad van de", "pad van", "vingerafdruk van",
         "waar staat", "waar is", "pad naar",

@@ -106,7 +106,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nome token", "nome do token", "nome da chave", "nome chave", "nome do novo token", "nome da nova chave", "nome de token",
         "token público",
     ],
-    not_requests: &["que nome quer dar", "que nome deseja dar", "nome quer dar", "nome deseja dar", "enviaremos", "vamos enviar", "reenviar", "enviamos para você", "crie uma chave de api", "crie uma nova chave de api", "crie um token", "crie um novo token", "de upload"],
+    not_requests: &["acabamos de enviar", "enviamos um", "te enviamos", "lhe enviamos", "que nome quer dar", "que nome deseja dar", "nome quer dar", "nome deseja dar", "enviaremos", "vamos enviar", "reenviar", "enviamos para você", "crie uma chave de api", "crie uma nova chave de api", "crie um token", "crie um novo token", "de upload"],
     meta_before: &["tempo de vida do", "duração do",
         "impressão digital da", "impressão digital do",
         "onde fica", "onde está", "caminho do", "caminho da",
@@ -197,7 +197,7 @@ pub(super) const RULES: LangRules = LangRules {
         "no PyPI", "no GitHub", "no GitLab", "no DevOps",
     ],
     possessive: &["sua", "seu", "suas", "seus", "tua", "teu", "tuas", "teus"],
-    properties: &[
+    properties: &["ainda é a mesma", "é a mesma cadastrada", "a mesma cadastrada", 
         "tem mais de", "tem menos de", "tem pelo menos", "contém", "inclui", "é maior que",
         "é mais longa que", "é igual a", "a mesma que", "o mesmo que", "igual à", "igual ao",
         "sua data de nascimento", "seu aniversário", "seu ano de nascimento", "seu telefone",

@@ -171,7 +171,7 @@ pub(super) const RULES: LangRules = LangRules {
         "ditt födelseår", "ditt födelsedatum", "din födelsedag", "fortfarande samma", "fortfarande det",
         "fortfarande",
     ],
-    copulas: &["fortfarande", "är", "var", "är fortfarande", "lyder"],
+    copulas: &["var", "är", "fortfarande", "är", "var", "är fortfarande", "lyder"],
     whether: &["om", "stämmer det att", "bekräfta att"],
     security_question: &["din mammas flicknamn", "mammas flicknamn", "verifieringsfråga",
         "säkerhetsfråga", "säkerhetsfrågan", "säkerhetsfrågor", "hemlig fråga", "hemliga frågan",

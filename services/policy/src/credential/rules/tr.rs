@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "tr",
     terms: &[
+        (Password, &["numaranızdan sonra yazdığınız", "sonra yazdığınız bilgi*", "giriş ekranında yazdığınız"]),
         (ApiKey, &["mağaza anahtarı*", "üye işyeri anahtarı*", "merchant salt", "merchant key"]),
         (Passphrase, &["kilit açma ifade*", "kilidi açma ifade*"]),
         (ApiKey, &["hmac anahtar*", "mac anahtar*"]),
@@ -71,7 +72,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardExpiry, Sense::NeedsCard, &["son kullanma tarih*", "geçerlilik tarih*", "son kullanma*"]),
         (Password, Sense::NeedsQuestion, &["cevap*", "cevab*", "yanıt*"]),
     ],
-    blockers: &["değişken adı", "değişkenin adı", "gizli malzeme*", "gizli tarif*", "gizli sos*",
+    blockers: &["anahtarların tutulduğu", "tutulduğu dosyanın", "saklandığı dosyanın", "değişken adı", "değişkenin adı", "gizli malzeme*", "gizli tarif*", "gizli sos*",
         "posta kod*", "indirim kod*", "promosyon kod*", "kupon kod*", "kaynak kod*", "hediye kart*",
         "kart oyun*", "ülke kod*", "alan kod*", "karekod*", "qr kod*", "barkod*", "hata kod*", "takip kod*",
         "referans kod*", "davet kod*", "ürün kod*", "üyelik kart*", "sim kart*", "ekran kart*",

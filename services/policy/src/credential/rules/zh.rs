@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "zh",
     terms: &[
+        (Password, &["qq的mm", "qq mm", "微信的mm", "qq密码"]),
         (OneTimeCode, &["yanzhengma", "yan zheng ma", "yanzheng ma", "duanxin yanzhengma", "yzm"]),
         (ApiKey, &["商户密钥", "商户私钥", "商户key"]),
         (Passphrase, &["解锁短语", "解锁口令"]),
