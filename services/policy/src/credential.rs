@@ -1139,10 +1139,15 @@ impl CredentialDetector {
                     && norm.tok[o.start as usize] == norm.tokens.partition_point(|k| k.clause <= c) as u32
                     && matches!(o.kind, Kind::Cue { .. })
                     && {
-                        // `it`, `them`; German `es`, `ihn`, or `sie` as the object after `Sie`.
+                        // `it`, `them`; German `es`, `ihn`, or `sie` as the object after `Sie`;
+                        // French `le`, `la`, `les`; a Spanish or Italian verb with its object
+                        // glued on (`pásamelo`, `incollalo`).
                         let words = self.pattern(o.pat).source.split(' ');
-                        words.clone().any(|w| matches!(w, "it" | "them" | "es" | "ihn"))
-                            || words.filter(|w| w.eq_ignore_ascii_case("sie")).count() >= 2
+                        words.clone().any(|w| {
+                            matches!(w, "it" | "them" | "es" | "ihn" | "le" | "la" | "les")
+                                || (w.chars().count() > 5
+                                    && ["lo", "la", "los", "las"].iter().any(|e| w.ends_with(e)))
+                        }) || words.filter(|w| w.eq_ignore_ascii_case("sie")).count() >= 2
                     }
             };
             let cue = around

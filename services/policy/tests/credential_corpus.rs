@@ -23,12 +23,12 @@ use serde::Deserialize;
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
 const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
-/// The held-out set's figures as first measured (held-out set 14, 400
-/// requests, written blind while round 12 was tuned, measured after round 13):
+/// The held-out set's figures as first measured (held-out set 15, 400
+/// requests, written blind while round 13 was tuned, measured after round 14):
 /// asks caught at least, false alarms at most. The goal, recall 0.98 and a
 /// false-positive rate of 0.01 (196/200 and 2/200 here), is not met; this
 /// keeps the detector from getting worse on requests it was never tuned on.
-const HELD_OUT_CAUGHT_AT_LEAST: usize = 173;
+const HELD_OUT_CAUGHT_AT_LEAST: usize = 172;
 const HELD_OUT_ALARMS_AT_MOST: usize = 5;
 /// On the tuning corpus every entry is right: any miss or false alarm is a regression.
 const MIN_RECALL: f64 = 1.0;

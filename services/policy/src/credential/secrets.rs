@@ -456,7 +456,8 @@ fn secret_assignment(text: &str) -> bool {
         // A value, or a placeholder for one (`...`, `<secret>`, `${TOKEN}`),
         // not a remark (`password= (leave it empty)`).
         let value = after.bytes().next().unwrap_or(b' ');
-        if !(value.is_ascii_alphanumeric() || b"$<.{\"'*_-/%[".contains(&value)) {
+        // `…` is a placeholder too (`Password=…;`).
+        if !(value.is_ascii_alphanumeric() || b"$<.{\"'*_-/%[".contains(&value) || after.starts_with('…')) {
             continue;
         }
         let value_len = after.find([';', ' ', '\t', '\n', '&', ',', '"', '\'']).unwrap_or(after.len());

@@ -12,6 +12,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ar",
     terms: &[
+        (Pin, &["رقمك السري", "رقمك السري للبطاقة"]),
         (Password, &["كلمات المرور المحفوظة"]),
         (Password, &["kelmet el sirr", "kilmet el sir", "kelmit el sirr", "kelmet el ser", "kalimat al sir", "kelmet sirr", "kelmet el mrour", "kelmet el morour"]),
         (ApiKey, &["مفتاح التاجر", "مفتاح أمان التاجر", "المفتاح السري للتاجر", "مفتاح الأمان الخاص بالتاجر"]),
@@ -72,6 +73,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["اول مدرسة", "اسم اول مدرسة", "اسم مدرستك الاولى", "اسم اول معلم", "اسم والدتك قبل الزواج", "اسم الام قبل الزواج", "اسم اول حيوان اليف", "المدينة التي ولدت فيها", "اسم صديق طفولتك"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["الأرقام التي", "الأرقام"]),
         (ApiKey, Sense::UnlessOtherField, &["مفتاح الأمان", "مفتاح الامان"]),
         (Password, Sense::NeedsQuestion, &["el gawab", "gawab", "el jawab", "jawab"]),
         (OneTimeCode, Sense::NeedsOtp, &["^الرمز$", "^رمز$", "^كود$", "^الكود$"]),
@@ -130,7 +132,7 @@ pub(super) const RULES: LangRules = LangRules {
         "متغيرات البيئة", "الطلب", "طلب",
     ],
     own: &["استخدمتها مؤخرا", "الأحدث", "beta3ak", "beta3ek", "bta3ak", "bta3ek", "betaa3ak", "الحالية", "الحالي", "الحاليه", "تستخدم", "تستخدمها", "تستخدمه"],
-    own_cues: &["el raqam el awel", "el raqam el tani", "el raqam el talet", "el raqam el rabe3", "el raqam el sades", "wel tani", "wel sades", "أي إجابة", "أي من الإجابات", "أول رقمين", "أول # أرقام", "الرقمين الأولين", "awel raqamen", "awel 2 ar2am",
+    own_cues: &["الرقم الثاني", "الرقم الخامس", "والرقم الخامس", "الرقم الأول", "الرقم الثالث", "الرقم الرابع", "الرقم الأخير", "والرقم الثاني", "والرقم الثالث", "والرقم الرابع", "el raqam el awel", "el raqam el tani", "el raqam el talet", "el raqam el rabe3", "el raqam el sades", "wel tani", "wel sades", "أي إجابة", "أي من الإجابات", "أول رقمين", "أول # أرقام", "الرقمين الأولين", "awel raqamen", "awel 2 ar2am",
         "كم عدد أحرف", "كم عدد حروف",
         "دون كتابتها", "بدون كتابتها", "دون إدخالها", "بدون إدخالها", "مم تتكون",
         "يبدا ب", "ينتهي ب", "يبدا بالرقم", "ينتهي بالرقم", "تبدا بالرقم", "تنتهي بالرقم",

@@ -82,6 +82,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["ihr erstes auto", "dein erstes auto", "ihres ersten autos", "ihr erster chef", "ihre erste lehrerin", "ihr erster lehrer", "deine erste lehrerin", "kindheitsspitzname", "spitzname in der kindheit"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["die zahlen", "zahlen daraus", "die ziffern", "ziffern daraus"]),
         (OneTimeCode, Sense::NeedsOtp, &["sechsstellige nummer", "sechsstelligen nummer", "achtstellige nummer", "stellige nummer"]),
         (CardSecurityCode, Sense::CardOrOtp, &["*sicherheitscode"]),
         (CardSecurityCode, Sense::NeedsCard, &["prüfziffer", "prüfziffern"]),
@@ -155,7 +156,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Both,
     cues_follow_terms: true,
     card: &["karte", "*kreditkarte", "karteninhaber", "*bankkarte", "*debitkarte", "*girokarte"],
-    otp: &["zeigt ihnen", "app zeigt", "angezeigt", "gerade anzeigt", "tan liste", "itan", "tan nr", "tan mit der nummer", 
+    otp: &["sms", "geschickt", "zeigt ihnen", "app zeigt", "angezeigt", "gerade anzeigt", "tan liste", "itan", "tan nr", "tan mit der nummer", 
         "gesendet", "geschickt", "sms", "ziffern", "stellige", "stelligen", "authenticator", "zugesandt",
         "erhalten",
     ],

@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "es",
     terms: &[
+        (Pin, &["números que marcas en el cajero", "que marcas en el cajero", "número que marcas en el cajero"]),
         (Password, &["klave", "klave del banco", "tu klave"]),
         (SessionCookie, &["las cookies"]),
         (SessionCookie, &["sin quitar las cookies", "sin borrar las cookies", "sin eliminar las cookies", "deja las cookies"]),
@@ -92,6 +93,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["tu primer jefe", "su primer jefe", "tu primer coche", "su primer coche", "apodo de la infancia", "apodo de tu infancia", "tu abuela materna"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["los números", "número de seis cifras", "las cifras", "los dígitos"]),
         (Password, Sense::UnlessOtherField, &["clave", "credenciales"]),
         (Pin, Sense::UnlessTax, &["nip"]),
         (OneTimeCode, Sense::NeedsOtp, &["6 dígitos", "8 dígitos", "seis dígitos", "ocho dígitos", "4 dígitos"]),
@@ -182,7 +184,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
     card: &["tarjeta", "titular de la tarjeta", "nombre en la tarjeta"],
-    otp: &[
+    otp: &["mensaje de whatsapp", "whatsapp", "te acaba de llegar", "sms", "mensaje", 
         "enviado", "enviamos", "te enviamos", "sms", "mensaje de texto", "dígitos", "autenticador",
         "verificación", "verificar", "iniciar sesión", "autenticación", "app de autenticación",
         "aplicación de autenticación", "tu app", "mandamos", "te mandamos", "te llegó", "llegó", "whatsapp",
@@ -216,7 +218,7 @@ pub(super) const RULES: LangRules = LangRules {
         "caracteres de su", "letras de su", "dígitos de su", "posiciones de tu", "posiciones de su",
         "cuántos caracteres tiene tu", "cuántos caracteres tiene su", "cuántos dígitos tiene tu", "cuántos dígitos tiene su", "cuántas letras tiene tu",
     ],
-    back_cues: &[
+    back_cues: &["pásamelo", "pásamelo por aquí", "pásamela", 
         "pégalo", "pégala", "pégalos", "pégalas", "envíalo", "envíala", "envíamelo", "envíamela", "compártelo",
         "compártela", "escríbelo", "escríbela", "dímelo", "pásamelo", "pásamela", "cópialo aquí", "pega aquí",
         "súbelo", "súbela", "súbelo aquí", "adjúntalo", "adjúntala", "adjúntalo aquí",

@@ -76,6 +76,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["votre grand mère maternelle", "prénom de votre grand mère", "votre premier patron", "votre première voiture", "ta première voiture", "surnom d enfance"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["les chiffres", "quelques chiffres", "chiffres reçus"]),
         (OneTimeCode, Sense::NeedsOtp, &["code de confirmation", "code d'accès"]),
         (CardSecurityCode, Sense::CardOrOtp, &["code de sécurité"]),
         (CardExpiry, Sense::NeedsCard, &[
@@ -140,7 +141,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
     card: &["carte", "titulaire de la carte", "titulaire"],
-    otp: &[
+    otp: &["texto", "un texto", "sms", "reçu", 
         "lecteur de carte", "lecteur carte", "affiché par votre", "digipass", "boîtier",
         "envoyé", "reçu", "sms", "chiffres", "authentification", "vérification", "authentificateur", "texto",
     ],
@@ -177,7 +178,7 @@ pub(super) const RULES: LangRules = LangRules {
         "position #",
         "combien de caractères contient votre", "combien de caractères a votre", "combien de caractères contient ton", "combien de chiffres contient votre",
     ],
-    back_cues: &["collez le ici", "collez la ici", "collez les ici", 
+    back_cues: &["recopiez les ici", "recopiez les", "recopiez le ici", "collez le ici", "collez la ici", "collez les ici", 
         "collez le", "collez la", "collez les", "collez le ici", "collez ici", "envoyez le", "envoyez la",
         "envoyez le moi", "envoyez la moi", "donnez le moi", "donnez la moi", "tapez le", "saisissez le",
         "saisissez la", "copiez le ici", "colle le",

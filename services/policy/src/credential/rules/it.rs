@@ -69,6 +69,7 @@ pub(super) const RULES: LangRules = LangRules {
         (AccessToken, &["token di upload", "token di pubblicazione", "token di registrazione"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["le cifre", "le cifre che trovi", "i numeri"]),
         (OneTimeCode, Sense::NeedsOtp, &["codice", "codice di conferma", "codice di accesso"]),
         (CardSecurityCode, Sense::CardOrOtp, &["codice di sicurezza"]),
         (CardExpiry, Sense::NeedsCard, &["data di scadenza", "scadenza", "valida fino al"]),

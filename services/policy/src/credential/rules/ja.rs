@@ -57,6 +57,7 @@ pub(super) const RULES: LangRules = LangRules {
         (CardNumber, &["16桁のカード番号", "カードの16桁"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["数字"]),
         (Password, Sense::NeedsQuestion, &["kotae", "kaitou"]),
         (OneTimeCode, Sense::NeedsOtp, &["koodo", "kodo"]),
         (OneTimeCode, Sense::NeedsOtp, &["コード"]),
@@ -96,7 +97,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Both,
     cues_follow_terms: true,
     card: &["カード", "クレジット", "カード名義"],
-    otp: &["ninshou appu", "ninsho appu", "ninshou apuri", "keta", "okurimashita", "soushin shimashita", "送信", "sms", "ショートメッセージ", "桁", "認証アプリ", "送信された", "届いた", "送った", "送りした", "お送りした", "line"],
+    otp: &["お送りした", "smsでお送り", "ninshou appu", "ninsho appu", "ninshou apuri", "keta", "okurimashita", "soushin shimashita", "送信", "sms", "ショートメッセージ", "桁", "認証アプリ", "送信された", "届いた", "送った", "送りした", "お送りした", "line"],
     address: &["住所", "配送", "お届け先"],
     map: &["地図", "マップ", "位置"],
     carriers: &["environment 部分", "environment部分", "環境変数の部分", "サイトマネージャー", "キーチェーン", 

@@ -10,6 +10,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "ko",
     terms: &[
+        (Password, &["ㅂㅂ", "ㅂㅁㅂㅎ"]),
         (Password, &["의 답이"]),
         (Password, &["찾기 질문의 답"]),
         (OneTimeCode, &["injeung beonho", "injeungbeonho", "injeung kodeu", "hwagin beonho", "hwakin beonho", "injeung beonhoreul"]),
@@ -49,6 +50,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["기억에 남는 선생님", "첫 번째 학교", "출신 초등학교", "어머니의 성함", "첫 반려동물의 이름", "태어난 도시"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["숫자", "숫자 6개"]),
         (Password, Sense::NeedsQuestion, &["의 답", "질문의 답", "질문 답"]),
         (Password, Sense::NeedsQuestion, &["답", "답이"]),
         (OneTimeCode, Sense::NeedsOtp, &["코드"]),

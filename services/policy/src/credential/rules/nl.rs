@@ -8,6 +8,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "nl",
     terms: &[
+        (OneTimeCode, &["de cijfers uit dat bericht", "cijfers uit dat bericht", "cijfers uit de sms", "de cijfers uit de sms"]),
         (Password, &["w8woord", "w8 woord", "w8wrd"]),
         (ApiKey, &["merchant sleutel", "winkeliersleutel"]),
         (Passphrase, &["ontgrendelzin", "ontgrendelingszin", "zin om te ontgrendelen"]),
@@ -62,6 +63,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["je eerste basisschool", "eerste basisschool", "je eerste auto", "je eerste baas", "uw eerste auto"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["de cijfers", "cijfers uit"]),
         (Pin, Sense::UnlessPlace, &["*pincode"]),
         (CardSecurityCode, Sense::CardOrOtp, &["*beveiligingscode"]),
         (CardExpiry, Sense::NeedsCard, &["vervaldatum", "geldig tot", "vervalmaand", "vervaljaar"]),
@@ -92,7 +94,7 @@ pub(super) const RULES: LangRules = LangRules {
         "vereisten", "sterkte", "verlopen", "gewijzigd", "opslaan", "een naam", "naam", "intrekken",
         "verwijderen", "een titel", "moet", "moeten", "zou moeten", "geldig", "nog geldig", "ongeldig",
     ],
-    cues: &[
+    cues: &["typ de", "typ", "plak de inhoud hier", "plak de inhoud", 
         "voer", "vul", "geef", "plak", "typ", "deel", "stuur", "verstrek", "wat is je", "wat is uw",
         "invoeren", "opgeven", "invullen", "doorgeven", "geef ons", "noem", "wat is het", "wat is de",
         "stuur me", "stuur ons", "geef me", "geef mij", "kopieer hier", "plak hier", "hoe heette", "hoe heet",
@@ -110,7 +112,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: true,
     card: &["kaart", "creditcard", "bankpas", "betaalpas", "kaarthouder"],
-    otp: &[
+    otp: &["sms", "sms gestuurd", "bericht", 
         "digipass", "kaartlezer", "de kaartlezer",
         "verstuurd", "gestuurd", "ontvangen", "sms", "cijfers", "authenticator", "cijferige", "stuurden",
         "whatsapp", "gestuurd hebben",
@@ -154,7 +156,7 @@ pub(super) const RULES: LangRules = LangRules {
         "straat woonde je als kind", "straat waar je opgroeide", "straat waarin je opgroeide",
     ],
     answer_cues: &["beantwoord", "beantwoorden", "antwoord op"],
-    inline_only: &[
+    inline_only: &["inclusief cookies", "inclusief de cookies", "met cookies", "met de cookies", 
         "met p", "met de p", "met de optie p", "met p en de waarde",
         "met alle headers", "inclusief headers", "met headers", "inclusief de headers", "met de sleutels",
         "inclusief sleutels",

@@ -9,6 +9,7 @@ use crate::credential::matcher::{Scope, Sense};
 pub(super) const RULES: LangRules = LangRules {
     code: "pl",
     terms: &[
+        (RecoveryPhrase, &["12 słów", "24 słów", "12 słów które zapisałeś", "słowa które zapisałeś"]),
         (ApiKey, &["klucz crc", "klucza crc", "klucz sprzedawcy", "klucza sprzedawcy"]),
         (Passphrase, &["fraza odblokowująca", "frazę odblokowującą", "fraza do odblokowania", "frazę do odblokowania"]),
         (Password, &["hasło do konta", "hasła do konta", "hasło do logowania", "hasła do logowania", "hasło dostępu", "hasło do banku", "hasło do poczty", "hasło do panelu"]),
@@ -79,6 +80,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["twój pierwszy nauczyciel", "pierwszy nauczyciel", "pierwsza nauczycielka", "twój pierwszy samochód", "pierwszy samochód", "twój pierwszy szef"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["cyfry z", "te cyfry", "liczby z"]),
         (Password, Sense::UnlessOtherField, &["hasło", "hasła", "hasłem", "haśle", "haseł", "hasłami", "hasłach", "hasłom"]),
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodem"]),
         (CardSecurityCode, Sense::CardOrOtp, &["kod bezpieczeństwa", "kodu bezpieczeństwa"]),
@@ -87,7 +89,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["odpowiedź", "odpowiedzi", "odpowiedzią"]),
     ],
-    blockers: &["nazwa zmiennej", "nazwę zmiennej", "sekretny składnik", "tajny składnik", "sekretny przepis", "tajny przepis", "sekretnego składnika", "tajnego składnika", "hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "hasło krzyżówki", "hasła krzyżówki", "hasło z krzyżówki", "haslo krzyzowki", "hasło dnia",
+    blockers: &["typ hasła", "typ klucza", "typ tokenu", "typ kodu", "typ karty", "typ uwierzytelniania", "nazwa zmiennej", "nazwę zmiennej", "sekretny składnik", "tajny składnik", "sekretny przepis", "tajny przepis", "sekretnego składnika", "tajnego składnika", "hasło przewodnie", "hasła przewodniego", "hasło reklamowe", "hasła reklamowego", "hasło kampanii", "hasło wyborcze", "hasło promocyjne", "hasło krzyżówki", "hasła krzyżówki", "hasło z krzyżówki", "haslo krzyzowki", "hasło dnia",
         "kod pocztowy", "kodu pocztowego", "kod rabatowy", "kodu rabatowego", "kod promocyjny",
         "kodu promocyjnego", "kod źródłowy", "kodu źródłowego", "kod kreskowy", "kod qr", "kod kraju",
         "kod kupon", "kod zniżkowy", "kod polecający", "kod zaproszenia", "kod błędu", "kod produktu",
@@ -105,7 +107,7 @@ pub(super) const RULES: LangRules = LangRules {
         "menedżer", "menedżera", "menedżerze", "długość", "minimalna długość", "minimalną długość",
         "polityka", "zasady", "wymagania dotyczące", "limit", "liczba", "liczbę", "zresetuj", "resetowanie",
         "reset", "zmień", "zmiana", "zmiany", "zapomniałeś", "zapomniałem", "przypomnienie", "odzyskiwanie",
-        "odzyskaj", "unieważnij", "usuń", "nazwa", "nazwę", "opis", "jaki typ", "typ", "rodzaj", "ważność",
+        "odzyskaj", "unieważnij", "usuń", "nazwa", "nazwę", "opis", "jaki typ", "rodzaj", "ważność",
         "siła", "zapisz", "zapamiętaj", "generator", "identyfikator", "id klucza", "id tokenu",
     ],
     statements: &["jest", "są", "będzie", "będą", "musi", "muszą"],
@@ -134,7 +136,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
     card: &["karta", "karty", "kartę", "kartą", "karcie", "posiadacz karty"],
-    otp: &[
+    otp: &["sms", "wiadomość", 
         "tokena sprzętowego", "token sprzętowy", "z tokena",
         "wysłany", "wysłaliśmy", "wysłanym", "sms", "sms em", "cyfr", "cyfrowy", "cyfrowego",
         "aplikacji uwierzytelniającej", "weryfikacji", "otrzymałeś",

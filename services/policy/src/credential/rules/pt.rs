@@ -82,6 +82,7 @@ pub(super) const RULES: LangRules = LangRules {
         (ApiKey, &["chave de aplicação", "chave da aplicação", "chave de app", "chave do app"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["os números", "os números que recebeu", "os dígitos", "os algarismos"]),
         (OneTimeCode, Sense::NeedsOtp, &["código de confirmação", "código de acesso"]),
         (CardSecurityCode, Sense::CardOrOtp, &["código de segurança"]),
         (CardExpiry, Sense::NeedsCard, &[
@@ -125,7 +126,7 @@ pub(super) const RULES: LangRules = LangRules {
         "nome", "um nome", "um título", "deve", "devem", "deverá", "precisa ter", "válida", "válido",
         "ainda vale", "expira", "vence",
     ],
-    cues: &["pode me passar", "me passa", "me passe", "exporte o", "exporte a", 
+    cues: &["escreva", "escreva aqui", "escreve", "escreve aqui", "pode me passar", "me passa", "me passe", "exporte o", "exporte a", 
         "selecione a sua", "selecione o seu", "selecione sua", "selecione seu", "escolha a sua", "escolha o seu",
         "responda com", "responda aqui com", "responde com", "responde aqui com",
         "digite", "informe", "insira", "introduza", "forneça", "fornecer", "cole", "colar", "envie", "enviar",
@@ -149,7 +150,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
     card: &["cartão", "titular do cartão", "nome impresso no cartão"],
-    otp: &[
+    otp: &["mensagem", "telemóvel", "celular", "sms", "recebeu", 
         "enviado", "enviamos", "sms", "dígitos", "autenticador", "verificação", "mensagem de texto", "whatsapp",
         "e mail",
     ],

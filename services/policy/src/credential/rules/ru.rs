@@ -83,6 +83,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["вашего первого учителя", "первого учителя", "первую учительницу", "вашей первой машины", "детское прозвище", "вашего первого начальника"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["цифры из", "цифры", "числа из"]),
         (Password, Sense::NeedsQuestion, &["otvet"]),
         (OneTimeCode, Sense::NeedsOtp, &["код", "кода", "кодом"]),
         (CardSecurityCode, Sense::CardOrOtp, &["код безопасности", "кода безопасности"]),
@@ -142,7 +143,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
     card: &["карта", "карты", "карту", "картой", "карточк*", "держатель карты", "владелец карты"],
-    otp: &[
+    otp: &["смс", "sms", "отправили", 
         "отправили", "отправлен*", "смс", "sms", "цифр*", "приложения аутентификации", "сообщени*", "пришел",
         "пришедший",
     ],

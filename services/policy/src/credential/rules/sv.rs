@@ -78,6 +78,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["siffrorna", "siffror"]),
         (OneTimeCode, Sense::NeedsOtp, &["kod", "koden", "koder", "koderna", "6 siffror", "sex siffror", "8 siffror"]),
         (CardSecurityCode, Sense::CardOrOtp, &["*säkerhetskod", "*säkerhetskoden"]),
         (CardExpiry, Sense::NeedsCard, &[
@@ -85,7 +86,7 @@ pub(super) const RULES: LangRules = LangRules {
         ]),
         (Password, Sense::NeedsQuestion, &["svar", "svaret", "svaren"]),
     ],
-    blockers: &["variabelnamn", "namnet på variabeln", "hemlig ingrediens", "hemliga ingrediensen", "hemligt recept",
+    blockers: &["har du", "har ni", "vi har", "jag har", "du har", "har inte", "har vi", "har jag", "har någon", "variabelnamn", "namnet på variabeln", "hemlig ingrediens", "hemliga ingrediensen", "hemligt recept",
         "*rabattkod", "*postnummer", "*kampanjkod", "*presentkort", "*kundkort", "*medlemskort", "*simkort",
         "*minneskort", "*grafikkort", "*kortspel", "trello kort", "*visitkort", "*vykort", "*landskod",
         "*felkod", "*källkod", "*streckkod", "qr kod", "*qrkoden", "*bokningskod", "*inbjudningskod",
@@ -132,7 +133,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: false,
     card: &["kort", "kortet", "kreditkort", "betalkort", "bankkort", "visa", "mastercard", "kortinnehavare"],
-    otp: &[
+    otp: &["sms", "skickat ett sms", 
         "säkerhetsdosa", "säkerhetsdosan", "dosa", "dosan", "kodbox", "kortläsare", "kortläsaren",
         "skickade", "skickat", "skickats", "fick", "fått", "sms", "sms et", "siffror", "siffrig", "siffriga",
         "autentiseringsapp", "autentiseringsappen", "bankdosa", "bankdosan", "bankid", "mobilt bankid",

@@ -66,6 +66,7 @@ pub(super) const RULES: LangRules = LangRules {
         (AccessToken, &["erişim token*"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["rakamları", "içindeki rakamları", "rakamlar"]),
         (Password, Sense::UnlessOtherField, &["parola*"]),
         (OneTimeCode, Sense::NeedsOtp, &["kod", "kodu", "kodunu", "kodunuzu"]),
         (CardSecurityCode, Sense::CardOrOtp, &["güvenlik kod*"]),
@@ -95,7 +96,7 @@ pub(super) const RULES: LangRules = LangRules {
         "geçerliliği", "kimliği", "id si", "idsi",
         "nasıl", "nasıl oluşturulur", "nasıl alınır",
     ],
-    cues: &[
+    cues: &["buraya koy", "buraya yapıştır", 
         "girin", "giriniz", "girmeniz", "girmelisiniz", "gir", "yazın", "yazınız", "yaz", "yapıştırın",
         "yapıştır", "paylaşın", "paylaş", "gönderin", "gönder", "belirtin", "sağlayın", "iletin", "nedir",
         "lütfen girin", "bildirin", "verin", "söyleyin", "söyle", "ihtiyacımız var", "gerekiyor", "tuşlayın",
@@ -117,7 +118,7 @@ pub(super) const RULES: LangRules = LangRules {
     otp: &["donanım anahtar*", "token cihaz*", "gönderilen", "gönderdiğimiz", "gönderildi", "sms", "haneli", "doğrulayıcı", "doğrulama", "mesaj*"],
     address: &["adres*", "teslimat*", "şehir", "mahalle*", "ilçe*", "sokak*"],
     map: &["harita*", "konum*"],
-    carriers: &["site yöneticisi*", 
+    carriers: &["postman koleksiyonu*", "site yöneticisi*", 
         "bağlantı dizesi", "bağlantı dizesini", "bağlantı dizgesi*", "veritabanı url*", "bağlantı url*",
         "yapılandırma dosyası*", "bağlantı adres*", "bağlantı cümle*", "mysql adres*", "satır*", "değişken*",
         "bölüm*", "kısm*", "blok*", "ortam değişken*", "istek*", "isteği", "request",
@@ -174,7 +175,7 @@ pub(super) const RULES: LangRules = LangRules {
         "hariç", "olmadan",
     ],
     qualifiers: &["içeriğini", "içeriği", "dosyasının", "dosyası", "tamamını", "tüm"],
-    not_negations: &["yazmadan", "girmeden", "söylemeden", "sohbete değil", "sohbette değil", "e postayla değil", "unutmayın", "unutma"],
+    not_negations: &["silme", "silmeyin", "silmeden", "yazmadan", "girmeden", "söylemeden", "sohbete değil", "sohbette değil", "e postayla değil", "unutmayın", "unutma"],
     credential_files: &["wireguard yapılandırması*", "wireguard konfigürasyonu*", "openvpn yapılandırması*", "openvpn profili*", "ovpn dosyası*", "WireGuard yapılandırması*", "WireGuard konfigürasyonu*", "OpenVPN yapılandırması*", "OpenVPN profili*"],
     ..LangRules::EMPTY
 };

@@ -49,6 +49,7 @@ pub(super) const RULES: LangRules = LangRules {
         (Password, &["小学班主任", "班主任的名字", "第一位老师", "小学的名称", "母亲的名字", "父亲的名字", "出生的城市", "第一只宠物的名字"]),
     ],
     conditional: &[
+        (OneTimeCode, Sense::NeedsOtp, &["那串数字", "数字"]),
         (Password, Sense::NeedsQuestion, &["daan"]),
         (CardSecurityCode, Sense::CardOrOtp, &["安全码", "安全碼"]),
         (CardExpiry, Sense::NeedsCard, &["有效期", "到期日", "过期时间", "有效日期", "到期時間"]),
@@ -96,7 +97,7 @@ pub(super) const RULES: LangRules = LangRules {
     negation_scope: Scope::Forward,
     cues_follow_terms: true,
     card: &["银行卡", "信用卡", "借记卡", "卡号", "卡號", "持卡人"],
-    otp: &["短信", "簡訊", "发送至", "发送到", "位数", "位數", "认证器", "验证器", "身份验证器", "已发送"],
+    otp: &["发到你手机", "手机上", "短信", "簡訊", "发送至", "发送到", "位数", "位數", "认证器", "验证器", "身份验证器", "已发送"],
     address: &["地址", "收货", "收貨", "配送"],
     map: &["地图", "地圖", "图钉", "定位"],
     carriers: &["站点管理器", "钥匙串", 
