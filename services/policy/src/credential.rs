@@ -2138,9 +2138,13 @@ fn addresses_person(question: &str) -> bool {
 fn guess_literal(value: &str) -> bool {
     let value = value.trim_matches(|c: char| !c.is_alphanumeric());
     // A PIN spelled digit by digit (`6-3-9-1`, `1.9.0.7`) is its digits.
-    let mut groups = value.split(['-', '.']);
-    if value.contains(['-', '.']) && groups.all(|g| g.len() == 1 && g.bytes().all(|b| b.is_ascii_digit())) {
-        return (4..=12).contains(&value.split(['-', '.']).count());
+    if value.contains(['-', '.']) {
+        let spelled = value
+            .split(['-', '.'])
+            .try_fold(0usize, |n, g| (g.len() == 1 && g.as_bytes()[0].is_ascii_digit()).then_some(n + 1));
+        if let Some(n) = spelled {
+            return (4..=12).contains(&n);
+        }
     }
     let n = value.chars().count();
     if !(4..=64).contains(&n) || value.contains(char::is_whitespace) {
@@ -2154,8 +2158,12 @@ fn guess_literal(value: &str) -> bool {
 /// Whether `text[from..to]` lies inside a quoted name with no space in it (`“oss-upload”`,
 /// `'ci-readonly'`): a word there names something and requests nothing.
 fn in_quoted_name(text: &str, from: usize, to: usize) -> bool {
-    let before = text[..from].chars().rev().find(|c| c.is_whitespace() || normalize::is_quote(*c));
-    let after = text[to..].chars().find(|c| c.is_whitespace() || normalize::is_quote(*c));
+    // A name is short (as a quoted value: at most 64 characters); in a text without spaces the
+    // look stops there instead of running to either end of it for every request word.
+    const NAME: usize = 64;
+    let edge = |c: &char| c.is_whitespace() || normalize::is_quote(*c);
+    let before = text[..from].chars().rev().take(NAME).find(edge);
+    let after = text[to..].chars().take(NAME).find(edge);
     before.is_some_and(normalize::is_quote) && after.is_some_and(normalize::is_quote)
 }
 

@@ -752,28 +752,26 @@ async def serve(log_level: str) -> int:
     as_port, rs_port = as_sock.getsockname()[1], rs_sock.getsockname()[1]
     issuer = f"http://127.0.0.1:{as_port}"
     rs_url = f"http://127.0.0.1:{rs_port}/mcp"
-    settings = AuthSettings(
-        issuer_url=issuer,  # type: ignore[arg-type]
-        resource_server_url=rs_url,  # type: ignore[arg-type]
-        required_scopes=RS_REQUIRED_SCOPES,
-        validate_token_resource=True,
-    )
+
+    def auth_settings(issuer_url: str) -> AuthSettings:
+        return AuthSettings(
+            issuer_url=issuer_url,  # type: ignore[arg-type]
+            resource_server_url=rs_url,  # type: ignore[arg-type]
+            required_scopes=RS_REQUIRED_SCOPES,
+            validate_token_resource=True,
+        )
+
+    settings = auth_settings(issuer)
     provider = PeerProvider(issuer, access_ttl)
     providers = [provider]
     second = None
     if os.environ.get("SECOND_AS") == "1":
         as2_sock = _bind()
         issuer2 = f"http://127.0.0.1:{as2_sock.getsockname()[1]}"
-        settings2 = AuthSettings(
-            issuer_url=issuer2,  # type: ignore[arg-type]
-            resource_server_url=rs_url,  # type: ignore[arg-type]
-            required_scopes=RS_REQUIRED_SCOPES,
-            validate_token_resource=True,
-        )
         provider2 = PeerProvider(issuer2, access_ttl)
         providers.append(provider2)
         MOVED_TO["second"] = issuer2
-        second = (as2_sock, build_as_app(provider2, settings2))
+        second = (as2_sock, build_as_app(provider2, auth_settings(issuer2)))
     verifier = StoreTokenVerifier(providers, rs_url)
     as_app = build_as_app(provider, settings)
     rs_app = build_rs_app(verifier, settings)
