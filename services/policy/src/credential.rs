@@ -199,6 +199,7 @@ use serde_json::Value;
 use crate::{CredentialAskMode, CredentialAskPolicy};
 
 mod matcher;
+pub mod model;
 mod normalize;
 mod rules;
 mod secrets;
@@ -341,11 +342,14 @@ pub enum Category {
     CredentialFile,
     /// One of the organisation's own terms.
     Custom,
+    /// A secret that no rule names, found by the learned model reading the
+    /// request as a whole (`what you type after your e-mail address`).
+    Secret,
 }
 
 impl Category {
     /// Every category, in declaration order.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::Password,
         Self::Passphrase,
         Self::ApiKey,
@@ -361,6 +365,7 @@ impl Category {
         Self::CardSecurityCode,
         Self::CredentialFile,
         Self::Custom,
+        Self::Secret,
     ];
 
     /// The category's name, as serialized (`"api_key"`).
@@ -382,6 +387,7 @@ impl Category {
             Self::CardSecurityCode => "card_security_code",
             Self::CredentialFile => "credential_file",
             Self::Custom => "custom",
+            Self::Secret => "secret",
         }
     }
 
@@ -404,6 +410,7 @@ impl Category {
             Self::CardSecurityCode => "a card security code",
             Self::CredentialFile => "the contents of a credential file or a command's output",
             Self::Custom => "an organisation-defined credential",
+            Self::Secret => "a secret",
         }
     }
 
@@ -506,6 +513,10 @@ struct Evidence {
     /// A `pin code` of an address form is named (India's postal code): a
     /// bare `pin` in the same request is that too.
     place_pin: bool,
+    /// One of the organisation's allowed terms is in the request: the
+    /// organisation vouches for its vocabulary, so the model alone does not
+    /// flag it.
+    allowed: bool,
 }
 
 /// How a term came to count.
@@ -678,11 +689,44 @@ impl CredentialDetector {
     ///
     /// With mode [`CredentialAskMode::Off`] the policy does not look for
     /// credential asks at all, and this returns nothing.
+    ///
+    /// The phrase rules decide first; the learned model ([`model`]) then
+    /// reads the request as a whole. A request no rule flags is an ask if
+    /// the model is sure of it and the form can hold a secret (one hit, [`Category::Secret`], where the word
+    /// that weighs most is); a built-in rule's hits are dropped if the model
+    /// is sure the request, long enough to judge, asks for nothing. The organisation's own terms
+    /// are never overruled, and where one of its allowed terms appears the
+    /// model alone flags nothing.
     #[must_use]
     pub fn detect(&self, ask: &AskText<'_>) -> Vec<CredentialHit> {
         if self.mode == CredentialAskMode::Off {
             return Vec::new();
         }
+        let (mut hits, allowed) = self.detect_by_rules(ask);
+        let score = model::builtin().score(ask);
+        if hits.is_empty() {
+            let probability = score.probability();
+            // A yes/no cannot carry a secret: a form of only those asks for
+            // one only by a guess to confirm, which the rules read.
+            let can_hold = ask.fields.is_empty() || ask.fields.iter().any(|f| f.kind != FieldKind::Boolean);
+            if score.logit >= model::ASK_AT
+                && can_hold
+                && !allowed
+                && let Some((location, word)) = score.strongest
+            {
+                hits.push(learned_hit(location, word, probability));
+            }
+        } else if score.logit < model::DOUBT_BELOW
+            && score.features >= model::DOUBT_FROM_FEATURES
+            && ask.fields.len() <= model::MAX_FIELDS
+        {
+            hits.retain(|h| h.category == Category::Custom);
+        }
+        hits
+    }
+
+    /// What the phrase rules find, and whether an allowed term was seen.
+    fn detect_by_rules(&self, ask: &AskText<'_>) -> (Vec<CredentialHit>, bool) {
         let scratch = &mut Scratch::default();
         let mut evidence = Evidence::default();
         let mut pending = Vec::new();
@@ -740,7 +784,8 @@ impl CredentialDetector {
                         .any(secrets::inline_credential)
                 });
         }
-        self.settle(pending, evidence)
+        let allowed = evidence.allowed;
+        (self.settle(pending, evidence), allowed)
     }
 
     /// Reads one text: finds its terms and what they mean there.
@@ -889,6 +934,7 @@ impl CredentialDetector {
                 },
                 Kind::Allow => {
                     reading.allowed_anywhere = true;
+                    evidence.allowed = true;
                     allow_clauses.push(clause(m.start));
                 }
                 _ => {}
@@ -1769,6 +1815,25 @@ impl CredentialDetector {
     }
 }
 
+/// The hit for a request that only the learned model flags.
+fn learned_hit(location: HitLocation, word: String, probability: f32) -> CredentialHit {
+    let mut explanation = String::with_capacity(160);
+    match &location {
+        HitLocation::Message => explanation.push_str("the message"),
+        HitLocation::Field { name, part } => {
+            for piece in ["field \"", name, "\" (", part.as_str(), ")"] {
+                explanation.push_str(piece);
+            }
+        }
+    }
+    let percent = (probability * 100.0).round().clamp(0.0, 100.0);
+    explanation.push_str(&format!(
+        " reads, with the rest of the request, as asking for a secret although it names none the rules know \
+         (Herald's learned model: {percent:.0} % sure; the word that weighs most is \"{word}\")"
+    ));
+    CredentialHit { location, category: Category::Secret, matched: word, explanation }
+}
+
 /// The found terms that `keep` accepts, only the first of each category and
 /// sense: one text gives at most one hit per category.
 fn firsts<'r>(
@@ -2011,9 +2076,10 @@ fn heads_question(text: &str, norm: &Norm, start: u32, end: u32) -> bool {
     let after = text[b..].trim_start();
     if let Some(open) = before.strip_suffix(['(', '（']) {
         let open = open.trim_end();
-        let start = open[..open.len().saturating_sub(1)]
-            .rfind(['.', '!', '?', '\n', '。', '！', '？', '؟', ':', '：'])
-            .map_or(0, |i| i + 1);
+        // Where the sentence before the question starts: after the last
+        // stop before its own closing mark (which may be any character).
+        let head = open.char_indices().next_back().map_or("", |(i, _)| &open[..i]);
+        let start = head.rfind(['.', '!', '?', '\n', '。', '！', '？', '؟', ':', '：']).map_or(0, |i| i + 1);
         return open.ends_with(['?', '？', '؟']) && addresses_person(&open[start..]);
     }
     let opens = before.is_empty() || before.ends_with(['.', '!', '?', '\n', '。', '！', '？', '؟', '।']);

@@ -1,0 +1,369 @@
+//! The detector's second opinion: a logistic-regression model over the
+//! character n-grams of a whole request, learned from the labelled corpus.
+//!
+//! Phrase rules catch what they name, in the languages they were written for;
+//! blind test sets kept finding asks that describe a credential without naming
+//! it ("what you type after your e-mail address", "the numbers the app
+//! shows"), and each round's phrases caught the last set's wording but not the
+//! next one's. A model over n-grams of two to five characters generalises over
+//! spelling, inflection and script without anyone writing the phrases, and it
+//! weighs the request as a whole: a message that mentions a password but asks
+//! for a yes/no about policy reads differently from one that asks for it.
+//!
+//! How it is combined with the rules (in [`super::CredentialDetector::detect`]):
+//! a request the rules say nothing about is an ask if the model is sure
+//! ([`ASK_AT`]); a built-in rule's hit stands unless the model is sure of the
+//! opposite ([`DOUBT_BELOW`]) in a request long enough to judge
+//! ([`DOUBT_FROM_FEATURES`]). The organisation's own terms always stand.
+//!
+//! Features: every word (split at white space, lower-cased) padded with a
+//! space on each side gives its n-grams of 2–5 characters; each field adds
+//! its kind. Each distinct n-gram is hashed into one of 2^[`BITS`] buckets,
+//! and a request's features are those buckets, each weighing 1/√n. The
+//! weights are trained by `examples/train_credential_model.rs` from the
+//! tuning corpus and stored in `model.bin` (16-bit weights and a scale); the
+//! same functions featurise for training and for scoring, so the two cannot
+//! drift apart.
+
+use std::sync::OnceLock;
+
+use super::{AskText, FieldKind, FieldPart, HitLocation};
+
+/// Buckets: 2^17 weights of 16 bits, 256 KiB, which stay in the L2 cache.
+pub const BITS: u32 = 17;
+const BUCKETS: usize = 1 << BITS;
+/// Shortest and longest n-gram, in characters.
+const MIN_GRAM: usize = 2;
+const MAX_GRAM: usize = 5;
+/// Longest word read: a longer run of characters without a space (a pasted
+/// token, a data URL) is read up to here, so that its cost is bounded.
+const MAX_WORD_CHARS: usize = 48;
+/// Most fields read: the model learned from forms of one to a few fields, and
+/// a form of a hundred reads to it like nothing it has seen (and would cost a
+/// hundred times as much). The rules read every field.
+pub const MAX_FIELDS: usize = 12;
+
+/// The model's log-odds at or above which a request the rules found nothing
+/// in is an ask (probability 0.7). Chosen on held-out sets 15–18 with the
+/// model trained on the sets before them (0.5 caught more asks but raised
+/// more false alarms); see docs/performance.md.
+pub const ASK_AT: f32 = 0.847_298;
+/// The log-odds below which the model doubts a built-in rule's hit enough to
+/// drop it (probability 0.05)...
+pub const DOUBT_BELOW: f32 = -2.944_439;
+/// ...in a request of at least this many distinct n-grams. In a short one
+/// (`pa55word`, `Informe no app a sua senha.`) a few weights decide, and the
+/// rules, which read the words, know better.
+pub const DOUBT_FROM_FEATURES: u32 = 120;
+
+const MAGIC: &[u8; 8] = b"HRLDCM01";
+static BUILTIN: &[u8] = include_bytes!("model.bin");
+
+/// A trained model: one weight per bucket and a bias.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// One weight per bucket, in 16-bit steps of `scale`: half the memory of
+    /// `f32`, and integer sums.
+    steps: Vec<i16>,
+    scale: f32,
+    bias: f32,
+}
+
+/// What the model makes of a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    /// The log-odds that the request asks for a credential.
+    pub logit: f32,
+    /// How many distinct features (n-grams and field kinds) the request has.
+    pub features: u32,
+    /// Where the word that weighs most towards an ask is, and the word as
+    /// written (`None` if nothing weighs towards one).
+    pub strongest: Option<(HitLocation, String)>,
+}
+
+impl Score {
+    /// The probability that the request asks for a credential.
+    #[must_use]
+    pub fn probability(&self) -> f32 {
+        1.0 / (1.0 + (-self.logit).exp())
+    }
+}
+
+/// The model shipped with Herald, decoded once per process.
+pub fn builtin() -> &'static Model {
+    static MODEL: OnceLock<Model> = OnceLock::new();
+    MODEL.get_or_init(|| Model::from_bytes(BUILTIN).expect("the shipped model.bin is well-formed"))
+}
+
+/// One text of a request and where it is.
+struct Part<'a> {
+    location: Loc<'a>,
+    text: &'a str,
+}
+
+#[derive(Clone, Copy)]
+enum Loc<'a> {
+    Message,
+    Field(&'a str, FieldPart),
+}
+
+impl Loc<'_> {
+    fn to_location(self) -> HitLocation {
+        match self {
+            Loc::Message => HitLocation::Message,
+            Loc::Field(name, part) => HitLocation::Field { name: name.to_owned(), part },
+        }
+    }
+}
+
+fn parts<'a>(ask: &'a AskText<'a>) -> impl Iterator<Item = Part<'a>> + 'a {
+    let message = std::iter::once(Part { location: Loc::Message, text: ask.message });
+    let fields = ask.fields.iter().take(MAX_FIELDS).flat_map(|f| {
+        let at = move |part| move |text: &'a str| Part { location: Loc::Field(f.name, part), text };
+        std::iter::once(at(FieldPart::Name)(f.name))
+            .chain(f.title.map(at(FieldPart::Title)))
+            .chain(f.description.map(at(FieldPart::Description)))
+            .chain(f.enum_labels.iter().copied().map(at(FieldPart::EnumLabel)))
+            .chain(f.enum_values.iter().copied().map(at(FieldPart::EnumValue)))
+            .chain(f.format.map(at(FieldPart::Format)))
+            .chain(f.default.as_deref().map(at(FieldPart::Default)))
+    });
+    message.chain(fields)
+}
+
+/// A bucket for a running hash: the high bits of one multiplication
+/// (FNV's low bits alone collide too often).
+#[inline]
+fn bucket(h: u32) -> u32 {
+    h.wrapping_mul(0x9e37_79b1) >> (32 - BITS)
+}
+
+fn kind_bucket(kind: FieldKind) -> u32 {
+    bucket(0x6b69_6e64 ^ (kind as u32 + 1).wrapping_mul(0x9e37_79b9))
+}
+
+/// Calls `emit(bucket, word)` for every n-gram of `text`, where `word` is the
+/// byte range of the word it comes from.
+fn grams(text: &str, mut emit: impl FnMut(u32, (usize, usize))) {
+    let mut word: [char; MAX_WORD_CHARS + 2] = [' '; MAX_WORD_CHARS + 2];
+    let mut flush = |word: &[char], span: (usize, usize)| {
+        for i in 0..word.len() - 1 {
+            let mut h: u32 = 0x811c_9dc5;
+            for (j, c) in word[i..].iter().take(MAX_GRAM).enumerate() {
+                h = (h ^ *c as u32).wrapping_mul(0x0100_0193);
+                if j + 1 >= MIN_GRAM {
+                    emit(bucket(h), span);
+                }
+            }
+        }
+    };
+    let mut len = 0; // characters in `word` after its leading space
+    let mut start = 0;
+    let mut end = 0;
+    for (at, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if len > 0 {
+                word[len + 1] = ' ';
+                flush(&word[..len + 2], (start, end));
+                len = 0;
+            }
+            continue;
+        }
+        if len == 0 {
+            start = at;
+        }
+        if len < MAX_WORD_CHARS {
+            if c.is_ascii() {
+                len += 1;
+                word[len] = c.to_ascii_lowercase();
+                end = at + 1;
+                continue;
+            }
+            for lower in c.to_lowercase() {
+                if len < MAX_WORD_CHARS {
+                    len += 1;
+                    word[len] = lower;
+                }
+            }
+            end = at + c.len_utf8();
+        }
+    }
+    if len > 0 {
+        word[len + 1] = ' ';
+        flush(&word[..len + 2], (start, end));
+    }
+}
+
+/// The distinct buckets of a request, sorted: its features for training.
+#[must_use]
+pub fn features(ask: &AskText<'_>) -> Vec<u32> {
+    let mut out = Vec::with_capacity(512);
+    for part in parts(ask) {
+        grams(part.text, |b, _| out.push(b));
+    }
+    out.extend(ask.fields.iter().take(MAX_FIELDS).map(|f| kind_bucket(f.kind)));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+impl Model {
+    /// Reads a model written by [`Model::to_bytes`].
+    ///
+    /// # Errors
+    /// A text saying what is wrong with the bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, &'static str> {
+        let header = 8 + 4 + 4 + 4;
+        if bytes.len() != header + 2 * BUCKETS || &bytes[..8] != MAGIC {
+            return Err("not a credential model of this version");
+        }
+        let word = |at: usize| [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+        if u32::from_le_bytes(word(8)) != BITS {
+            return Err("the model has another number of buckets");
+        }
+        let scale = f32::from_le_bytes(word(12));
+        let bias = f32::from_le_bytes(word(16));
+        let steps: Vec<i16> =
+            bytes[header..].chunks_exact(2).map(|w| i16::from_le_bytes([w[0], w[1]])).collect();
+        Ok(Self { steps, scale, bias })
+    }
+
+    /// The model as bytes: a header, then one 16-bit weight per bucket.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(20 + 2 * BUCKETS);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&BITS.to_le_bytes());
+        out.extend_from_slice(&self.scale.to_le_bytes());
+        out.extend_from_slice(&self.bias.to_le_bytes());
+        for w in &self.steps {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    /// Scores a request.
+    #[must_use]
+    pub fn score(&self, ask: &AskText<'_>) -> Score {
+        // Which buckets this request has already counted: a feature counts once.
+        let mut seen = [0u64; BUCKETS / 64];
+        let mut count = 0u32;
+        let mut sum = 0i32;
+        let mut best: Option<(i32, Loc<'_>, (usize, usize), &str)> = None;
+        let mut take = |b: u32, seen: &mut [u64; BUCKETS / 64]| -> Option<i32> {
+            let (slot, bit) = ((b >> 6) as usize, 1u64 << (b & 63));
+            if seen[slot] & bit != 0 {
+                return None;
+            }
+            seen[slot] |= bit;
+            count += 1;
+            Some(i32::from(self.steps[b as usize]))
+        };
+        for part in parts(ask) {
+            // The weight of the word being read, summed over its new n-grams.
+            let mut word: Option<((usize, usize), i32)> = None;
+            let mut close = |word: Option<((usize, usize), i32)>| {
+                if let Some((span, weight)) = word
+                    && weight > 0
+                    && best.is_none_or(|(w, ..)| weight > w)
+                {
+                    best = Some((weight, part.location, span, part.text));
+                }
+            };
+            grams(part.text, |b, span| {
+                let Some(w) = take(b, &mut seen) else { return };
+                sum += w;
+                match &mut word {
+                    Some((s, total)) if *s == span => *total += w,
+                    _ => close(word.replace((span, w))),
+                }
+            });
+            close(word);
+        }
+        for field in ask.fields.iter().take(MAX_FIELDS) {
+            if let Some(w) = take(kind_bucket(field.kind), &mut seen) {
+                sum += w;
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let norm = if count == 0 { 1.0 } else { (count as f32).sqrt() };
+        Score {
+            #[allow(clippy::cast_precision_loss)]
+            logit: self.bias + sum as f32 * self.scale / norm,
+            features: count,
+            strongest: best.map(|(_, loc, (a, b), text)| (loc.to_location(), text[a..b].to_owned())),
+        }
+    }
+}
+
+/// How to train: logistic regression with an L2 penalty, by AdaGrad.
+#[derive(Debug, Clone, Copy)]
+pub struct Training {
+    /// The inverse of the penalty's strength (as scikit-learn's `C`).
+    pub c: f32,
+    /// Passes over the examples.
+    pub epochs: u32,
+    /// AdaGrad's base step.
+    pub step: f32,
+}
+
+impl Default for Training {
+    fn default() -> Self {
+        Self { c: 64.0, epochs: 40, step: 2.0 }
+    }
+}
+
+impl Training {
+    /// Trains on `examples`: each a request's [`features`] and whether it asks.
+    /// Deterministic: the same examples give the same model.
+    #[must_use]
+    pub fn train(&self, examples: &[(Vec<u32>, bool)]) -> Model {
+        let mut weights = vec![0f32; BUCKETS];
+        let mut squares = vec![1e-8f32; BUCKETS];
+        let (mut bias, mut bias_squares) = (0f32, 1e-8f32);
+        // The penalty is spread over the examples that have a feature, so that
+        // each pass applies it once per feature, as the full objective does.
+        let mut frequency = vec![0u32; BUCKETS];
+        for (features, _) in examples {
+            for &b in features {
+                frequency[b as usize] += 1;
+            }
+        }
+        let mut order: Vec<usize> = (0..examples.len()).collect();
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..self.epochs {
+            // Fisher–Yates with xorshift: a fixed, seeded order per pass.
+            for i in (1..order.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                #[allow(clippy::cast_possible_truncation)]
+                order.swap(i, (state % (i as u64 + 1)) as usize);
+            }
+            for &i in &order {
+                let (features, asks) = &examples[i];
+                #[allow(clippy::cast_precision_loss)]
+                let x = 1.0 / (features.len().max(1) as f32).sqrt();
+                let z = bias + x * features.iter().map(|&b| weights[b as usize]).sum::<f32>();
+                let p = 1.0 / (1.0 + (-z).exp());
+                let error = p - if *asks { 1.0 } else { 0.0 };
+                for &b in features {
+                    let b = b as usize;
+                    #[allow(clippy::cast_precision_loss)]
+                    let g = error * x + weights[b] / (self.c * frequency[b] as f32);
+                    squares[b] += g * g;
+                    weights[b] -= self.step * g / squares[b].sqrt();
+                }
+                bias_squares += error * error;
+                bias -= self.step * error / bias_squares.sqrt();
+            }
+        }
+        // Stored in 16-bit steps: each weight rounded to the nearest, the
+        // largest at the end of the range.
+        let largest = weights.iter().fold(0f32, |m, w| m.max(w.abs()));
+        let scale = if largest > 0.0 { largest / f32::from(i16::MAX) } else { 1.0 };
+        #[allow(clippy::cast_possible_truncation)]
+        let steps = weights.iter().map(|w| (w / scale).round() as i16).collect();
+        Model { steps, scale, bias }
+    }
+}
