@@ -12,6 +12,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use herald_policy::CredentialAskPolicy;
+use herald_policy::credential::model::{self, Thresholds};
 use herald_policy::credential::{AskText, CredentialDetector, FieldKind};
 use requests::{field, typical_benign, typical_fishing};
 
@@ -98,6 +99,23 @@ fn main() {
     let typical_fishing =
         median_ns(|| drop(black_box(detector.detect(black_box(&fishing)))), 64, warmup, 301);
     let large = median_ns(|| drop(black_box(detector.detect(black_box(&big)))), 4, warmup, 301);
+    // The same two requests read by the phrase rules alone and by the model
+    // alone: what each part of `detect` costs.
+    let thresholds = Thresholds::default();
+    let rules_benign = median_ns(
+        || drop(black_box(detector.detect_with(black_box(&benign), None, &thresholds))),
+        64,
+        warmup,
+        301,
+    );
+    let model_benign = median_ns(
+        || {
+            black_box(model::builtin().score(black_box(&benign)));
+        },
+        64,
+        warmup,
+        301,
+    );
 
     println!("first detector (compiles the built-in rules):    {first_build:>10} ns");
     println!("detector, default policy:                        {build:>10.0} ns");
@@ -117,6 +135,8 @@ fn main() {
         chars(&big),
         big.fields.len()
     );
+    println!("  of which the rules alone (benign):             {rules_benign:>10.0} ns/request");
+    println!("  of which the learned model alone (benign):     {model_benign:>10.0} ns/request");
     let goal = 10_000.0;
     println!(
         "goal < {goal:.0} ns for a typical request: {}",

@@ -1,5 +1,5 @@
 //! Trains the detector's learned model (`src/credential/model.rs`) and
-//! reports how it does.
+//! reports how the detector does with it.
 //!
 //! ```text
 //! cargo run --release -p herald-policy --example train_credential_model -- \
@@ -9,17 +9,21 @@
 //! ```
 //!
 //! Every file before `--eval` is trained on; every file after it is only
-//! measured (the model alone, at the detector's threshold). Without `--out`
-//! nothing is written. The training is deterministic: the same files give the
-//! same `model.bin`.
+//! measured: the rules alone, the model alone, and both as `detect` joins
+//! them, at the shipped thresholds and at other probabilities for a request
+//! to count as an ask on the model's word alone. Without `--out` nothing is
+//! written. The training is deterministic: the same files give the same
+//! `model.bin`. `--c`, `--epochs` and `--step` change the training; `--ask-at`,
+//! `--doubt-below` (probabilities) and `--doubt-from` (n-grams) the thresholds measured.
 
 #[path = "../tests/corpus/entry.rs"]
 #[allow(dead_code)] // the language and note are for the tests
 mod entry;
 
 use entry::{Entry, Label};
-use herald_policy::credential::AskText;
-use herald_policy::credential::model::{self, Model, Training};
+use herald_policy::CredentialAskPolicy;
+use herald_policy::credential::model::{self, Model, Thresholds, Training};
+use herald_policy::credential::{AskText, CredentialDetector};
 
 fn main() {
     let mut out = None;
@@ -27,7 +31,7 @@ fn main() {
     let mut eval = Vec::new();
     let mut evaluating = false;
     let mut training = Training::default();
-    let mut logits = None;
+    let mut thresholds = Thresholds::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -36,54 +40,23 @@ fn main() {
             "--c" => training.c = number(args.next()),
             "--epochs" => training.epochs = number(args.next()),
             "--step" => training.step = number(args.next()),
-            "--logits" => logits = Some(args.next().expect("--logits takes a path")),
+            "--ask-at" => thresholds.ask_at = model::logit(number(args.next())),
+            "--doubt-below" => thresholds.doubt_below = model::logit(number(args.next())),
+            "--doubt-from" => thresholds.doubt_from_features = number(args.next()),
             _ if evaluating => eval.push(arg),
             _ => train.push(arg),
         }
     }
     assert!(!train.is_empty(), "give at least one corpus to train on");
 
-    let mut examples: Vec<(Vec<u32>, bool)> = Vec::new();
     let entries: Vec<Entry> = train.iter().flat_map(|path| read(path)).collect();
-    let benign: Vec<&Entry> = entries.iter().filter(|e| e.label == Label::Benign).collect();
-    for (i, e) in entries.iter().enumerate() {
-        let ask = e.ask();
-        // The same request with two more harmless fields (another benign
-        // request's): longer requests are not more likely to ask, and an ask
-        // with a form around it still asks.
-        let mut padded = ask.clone();
-        for other in [benign[i % benign.len()], benign[(i * 7 + 3) % benign.len()]] {
-            if !std::ptr::eq(other, e) {
-                padded.fields.extend(other.ask().fields);
-            }
-        }
-        examples.push((model::features(&padded), e.label == Label::Ask));
-        examples.push((model::features(&ask), e.label == Label::Ask));
-        // A benign request's parts are benign too: its message alone, and
-        // each field alone. Short texts have few n-grams, so that one strong
-        // word (`code`, `token`) would otherwise decide them.
-        if e.label == Label::Benign {
-            let message = AskText { message: ask.message, fields: Vec::new() };
-            examples.push((model::features(&message), false));
-            for field in &ask.fields {
-                let alone = AskText { message: "", fields: vec![field.clone()] };
-                examples.push((model::features(&alone), false));
-            }
-        }
-    }
-    let trained = training.train(&examples);
-    report("trained on", &train.iter().flat_map(|p| read(p)).collect::<Vec<_>>(), &trained);
+    let labelled: Vec<(AskText<'_>, bool)> =
+        entries.iter().map(|e| (e.ask(), e.label == Label::Ask)).collect();
+    let trained = training.train(&model::examples(&labelled));
+    let detector = CredentialDetector::new(&CredentialAskPolicy::default());
+    report("trained on", &entries, &detector, &trained, &thresholds);
     for path in &eval {
-        report(path, &read(path), &trained);
-    }
-    if let Some(path) = logits {
-        // One line per measured request, in order: for choosing thresholds.
-        let lines: String = eval
-            .iter()
-            .flat_map(|p| read(p))
-            .map(|e| format!("{} {}\n", trained.score(&e.ask()).logit, model::features(&e.ask()).len()))
-            .collect();
-        std::fs::write(&path, lines).unwrap_or_else(|e| panic!("writing {path}: {e}"));
+        report(path, &read(path), &detector, &trained, &thresholds);
     }
     if let Some(out) = out {
         std::fs::write(&out, trained.to_bytes()).unwrap_or_else(|e| panic!("writing {out}: {e}"));
@@ -99,14 +72,36 @@ fn read(path: &str) -> Vec<Entry> {
     entry::parse(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}")))
 }
 
-fn report(what: &str, entries: &[Entry], model: &Model) {
+/// Asks caught and false alarms, as `caught/asks, alarms/benign`.
+fn figures(entries: &[Entry], mut flags: impl FnMut(&AskText<'_>) -> bool) -> String {
     let (mut asks, mut caught, mut benign, mut alarms) = (0, 0, 0, 0);
     for e in entries {
-        let ask = model.score(&e.ask()).logit >= model::ASK_AT;
+        let flagged = flags(&e.ask());
         match e.label {
-            Label::Ask => (asks, caught) = (asks + 1, caught + usize::from(ask)),
-            Label::Benign => (benign, alarms) = (benign + 1, alarms + usize::from(ask)),
+            Label::Ask => (asks, caught) = (asks + 1, caught + usize::from(flagged)),
+            Label::Benign => (benign, alarms) = (benign + 1, alarms + usize::from(flagged)),
         }
     }
-    println!("{what}: model alone caught {caught}/{asks}, false alarms {alarms}/{benign}");
+    format!("{caught}/{asks}, {alarms}/{benign}")
+}
+
+fn report(what: &str, entries: &[Entry], detector: &CredentialDetector, model: &Model, shipped: &Thresholds) {
+    let shipped = *shipped;
+    println!("{what}:");
+    println!(
+        "  rules alone        {}",
+        figures(entries, |a| !detector.detect_with(a, None, &shipped).is_empty())
+    );
+    println!("  model alone        {}", figures(entries, |a| model.score(a).logit >= shipped.ask_at));
+    println!(
+        "  detect             {}",
+        figures(entries, |a| !detector.detect_with(a, Some(model), &shipped).is_empty())
+    );
+    for p in [0.5, 0.7, 0.8, 0.9] {
+        let other = Thresholds { ask_at: model::logit(p), ..shipped };
+        println!(
+            "  detect, ask at {p:.1} {}",
+            figures(entries, |a| !detector.detect_with(a, Some(model), &other).is_empty())
+        );
+    }
 }

@@ -692,34 +692,50 @@ impl CredentialDetector {
     ///
     /// The phrase rules decide first; the learned model ([`model`]) then
     /// reads the request as a whole. A request no rule flags is an ask if
-    /// the model is sure of it and the form can hold a secret (one hit, [`Category::Secret`], where the word
-    /// that weighs most is); a built-in rule's hits are dropped if the model
-    /// is sure the request, long enough to judge, asks for nothing. The organisation's own terms
-    /// are never overruled, and where one of its allowed terms appears the
-    /// model alone flags nothing.
+    /// the model is sure of it and a field can hold a secret (one hit,
+    /// [`Category::Secret`], where the word that weighs most is); a built-in
+    /// rule's hits are dropped if the model is sure the request, long enough
+    /// to judge, asks for nothing. The organisation's own terms are never
+    /// overruled, and where one of its allowed terms appears the model alone
+    /// flags nothing. A form of more than [`model::MAX_FIELDS`] fields is
+    /// left to the rules.
     #[must_use]
     pub fn detect(&self, ask: &AskText<'_>) -> Vec<CredentialHit> {
+        self.detect_with(ask, Some(model::builtin()), &model::Thresholds::default())
+    }
+
+    /// [`detect`](Self::detect) with another model or other thresholds: for
+    /// training and measuring a model (`examples/train_credential_model.rs`).
+    /// `None` leaves the model out: the phrase rules alone.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn detect_with(
+        &self,
+        ask: &AskText<'_>,
+        model: Option<&model::Model>,
+        thresholds: &model::Thresholds,
+    ) -> Vec<CredentialHit> {
         if self.mode == CredentialAskMode::Off {
             return Vec::new();
         }
         let (mut hits, allowed) = self.detect_by_rules(ask);
-        let score = model::builtin().score(ask);
+        let Some(model) = model.filter(|_| ask.fields.len() <= model::MAX_FIELDS) else { return hits };
+        let score = model.score(ask);
         if hits.is_empty() {
             let probability = score.probability();
-            // A yes/no cannot carry a secret: a form of only those asks for
-            // one only by a guess to confirm, which the rules read.
-            let can_hold = ask.fields.is_empty() || ask.fields.iter().any(|f| f.kind != FieldKind::Boolean);
-            if score.logit >= model::ASK_AT
+            // Only a field that takes a value can carry a secret back: a
+            // yes/no asks for one only by a guess to confirm, which the rules
+            // read, and a request without fields (a URL to open, a form of
+            // none) carries nothing.
+            let can_hold = ask.fields.iter().any(|f| f.kind != FieldKind::Boolean);
+            if score.logit >= thresholds.ask_at
                 && can_hold
                 && !allowed
-                && let Some((location, word)) = score.strongest
+                && let Some((location, word)) = model.strongest(ask)
             {
                 hits.push(learned_hit(location, word, probability));
             }
-        } else if score.logit < model::DOUBT_BELOW
-            && score.features >= model::DOUBT_FROM_FEATURES
-            && ask.fields.len() <= model::MAX_FIELDS
-        {
+        } else if score.logit < thresholds.doubt_below && score.features >= thresholds.doubt_from_features {
             hits.retain(|h| h.category == Category::Custom);
         }
         hits

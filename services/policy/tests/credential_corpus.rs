@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use herald_policy::credential::model::{self, Training};
 use herald_policy::credential::{
     AskText, Category, CredentialDetector, CredentialHit, FieldKind, FieldPart, FieldText, HitLocation,
 };
@@ -25,14 +26,14 @@ use entry::{Entry, Label};
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
 const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
-/// The held-out set's figures as first measured (held-out set 20, 400
-/// requests, written blind while round 15 was tuned, measured once after it,
-/// with the learned model): asks caught at least, false alarms at most. The
-/// goal, recall 0.98 and a false-positive rate of 0.01 (196/200 and 2/200
-/// here), is not met; this keeps the detector from getting worse on requests
-/// it was never tuned on.
-const HELD_OUT_CAUGHT_AT_LEAST: usize = 195;
-const HELD_OUT_ALARMS_AT_MOST: usize = 3;
+/// The held-out set's figures as first measured (blind sets 19 and 21, 800
+/// requests, written while the model was being trained, never tuned or
+/// trained on, measured once with the model): asks caught at least, false
+/// alarms at most. The goal is recall 0.98 and a false-positive rate of 0.01
+/// (392/400 and 4/400 here): recall meets it, false alarms are one over.
+/// This keeps the detector from getting worse on requests it never saw.
+const HELD_OUT_CAUGHT_AT_LEAST: usize = 392;
+const HELD_OUT_ALARMS_AT_MOST: usize = 5;
 /// On the tuning corpus every entry is right but these, each a known gap
 /// (the start of its message): any other miss or false alarm is a regression.
 /// A yes/no that confirms a guess at part of a secret, which the rules do not
@@ -44,9 +45,12 @@ const KNOWN_MISSES: [&str; 3] = [
 ];
 /// ...and a template with a placeholder, shown for review, that the rules read
 /// as a connection string with its password and the model is not sure enough
-/// to overrule.
-const KNOWN_FALSE_ALARMS: [&str; 1] =
-    ["Here's the template we'll put in the README: postgres://app_user:<PASSWORD>@"];
+/// to overrule, and a provider ID "to verify" an account that the model reads
+/// as a credential (62 %) though it was trained on it as benign.
+const KNOWN_FALSE_ALARMS: [&str; 2] = [
+    "Here's the template we'll put in the README: postgres://app_user:<PASSWORD>@",
+    "Enter your NPI number to verify your provider account.",
+];
 
 fn corpus() -> Vec<Entry> {
     parse(CORPUS)
@@ -1039,4 +1043,58 @@ fn a_security_question_in_parentheses_after_cyrillic_is_read_without_panicking()
         }],
     };
     assert!(!detector().detect(&ask).is_empty());
+}
+
+/// The sets written for training the model (`tests/corpus/training/`), in
+/// name order: the trainer reads them after the corpus, in the same order.
+fn training_sets() -> Vec<(String, Vec<Entry>)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/training");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .expect("tests/corpus/training")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("a training set");
+            (p.file_name().unwrap().to_string_lossy().into_owned(), parse(&text))
+        })
+        .collect()
+}
+
+/// `model.bin` is what the trainer makes of the corpus and the training sets
+/// (training is deterministic): a change to either without retraining fails
+/// here (see tests/corpus/README.md for the command).
+#[test]
+fn the_shipped_model_is_what_the_corpus_trains() {
+    let corpus = corpus();
+    let sets = training_sets();
+    let labelled: Vec<(AskText<'_>, bool)> = corpus
+        .iter()
+        .chain(sets.iter().flat_map(|(_, entries)| entries))
+        .map(|e| (e.ask(), e.label == Label::Ask))
+        .collect();
+    let trained = Training::default().train(&model::examples(&labelled));
+    let shipped: &[u8] = include_bytes!("../src/credential/model.bin");
+    assert!(
+        trained.to_bytes() == shipped,
+        "model.bin is not what the corpus trains: retrain it (tests/corpus/README.md)"
+    );
+}
+
+/// The detector gets the training sets right but for a few: they are not
+/// tuned on by the rules, only learned by the model.
+#[test]
+fn the_training_sets_are_learned() {
+    let detector = detector();
+    for (name, entries) in training_sets() {
+        let wrong: Vec<&str> = entries
+            .iter()
+            .filter(|e| detector.detect(&e.ask()).is_empty() == (e.label == Label::Ask))
+            .map(|e| e.message.as_str())
+            .collect();
+        assert!(wrong.len() <= 4, "{name}: {} of {} wrong: {wrong:#?}", wrong.len(), entries.len());
+    }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use herald_mcp::{ElicitAction, FieldKind};
 use herald_policy::credential::{
-    AskText, CredentialDetector, CredentialHit, FieldKind as AskKind, FieldText,
+    AskText, Category, CredentialDetector, CredentialHit, FieldKind as AskKind, FieldText, HitLocation,
 };
 use herald_policy::{Decision, Facts, RateCounts, Warning, check_url, decide, fingerprint_text};
 use serde_json::{Value, json};
@@ -387,7 +387,20 @@ fn credential_hits(policy: &herald_policy::OrgPolicy, record: &Elicitation) -> V
     }
     let fields = record.form.as_ref().map(|s| s.fields.iter().map(field_text).collect()).unwrap_or_default();
     let ask = AskText { message: &record.message, fields };
-    CredentialDetector::new(&policy.credential_ask).detect(&ask)
+    // The detector reads text a remote server wrote. Should it ever fail on
+    // one, the question is held as a credential ask (said so, and logged
+    // without its text), not let through unread.
+    std::panic::catch_unwind(|| CredentialDetector::new(&policy.credential_ask).detect(&ask)).unwrap_or_else(|_| {
+        tracing::error!(elicitation = %record.id, "the credential-ask detector failed on a question; it is treated as a credential ask");
+        vec![CredentialHit {
+            location: HitLocation::Message,
+            category: Category::Secret,
+            matched: String::new(),
+            explanation: "Herald could not check this question for credential requests (an internal error, \
+                          logged), so it is treated as one"
+                .to_owned(),
+        }]
+    })
 }
 
 fn field_text(field: &herald_mcp::Field) -> FieldText<'_> {
