@@ -12,15 +12,18 @@
 //!
 //! How it is combined with the rules (in [`super::CredentialDetector::detect`]):
 //! a request the rules say nothing about is an ask if the model is sure
-//! ([`Thresholds`]); a built-in rule's hit stands unless the model is sure of
-//! the opposite in a request long enough to judge. The organisation's own terms always stand.
+//! ([`Thresholds`]) and a field can carry a secret back; a built-in rule's
+//! hit stands unless the model is sure of the opposite in a request long
+//! enough to judge. The organisation's own terms always stand, and forms of
+//! more than [`MAX_FIELDS`] fields are left to the rules.
 //!
 //! Features: every word (split at white space, lower-cased) padded with a
 //! space on each side gives its n-grams of 2–5 characters; each field adds
 //! its kind. Each distinct n-gram is hashed into one of 2^[`BITS`] buckets,
 //! and a request's features are those buckets, each weighing 1/√n. The
 //! weights are trained by `examples/train_credential_model.rs` from the
-//! tuning corpus and stored in `model.bin` (16-bit weights and a scale); the
+//! tuning corpus and the sets written for training (`tests/corpus/`, see its
+//! README) and stored in `model.bin` (16-bit weights and a scale); the
 //! same functions featurise for training and for scoring, so the two cannot
 //! drift apart.
 
