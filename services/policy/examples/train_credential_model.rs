@@ -97,7 +97,7 @@ fn report(what: &str, entries: &[Entry], detector: &CredentialDetector, model: &
         "  detect             {}",
         figures(entries, |a| !detector.detect_with(a, Some(model), &shipped).is_empty())
     );
-    for p in [0.5, 0.7, 0.8, 0.9] {
+    for p in [0.5, 0.6, 0.8, 0.9] {
         let other = Thresholds { ask_at: model::logit(p), ..shipped };
         println!(
             "  detect, ask at {p:.1} {}",
