@@ -1101,3 +1101,70 @@ fn the_training_sets_are_learned() {
         assert!(wrong.len() <= 4, "{name}: {} of {} wrong: {wrong:#?}", wrong.len(), entries.len());
     }
 }
+
+/// Ordinary questions of the peers Herald is tested against (the demo
+/// server, the official conformance suite, the reference `everything`
+/// server) are no credential asks: the learned model once declined the first
+/// two.
+#[test]
+fn the_test_peers_ordinary_questions_are_not_asks() {
+    let reply = FieldText {
+        name: "reply",
+        title: Some("Reply"),
+        description: Some("Anything, to show you were there"),
+        ..FieldText::default()
+    };
+    let withdraw = AskText {
+        message: "Still there? This question is withdrawn if it is not answered within 3 s.",
+        fields: vec![reply],
+    };
+    let described = |name, description, kind, default: &str| FieldText {
+        name,
+        description: Some(description),
+        kind,
+        default: Some(default.to_owned()),
+        ..FieldText::default()
+    };
+    let mut status = described("status", "User status", FieldKind::Choice, "active");
+    status.enum_values = vec!["active", "inactive", "pending"];
+    let defaults = AskText {
+        message: "Test client default value handling - please accept with defaults",
+        fields: vec![
+            described("name", "User name", FieldKind::Text, "John Doe"),
+            described("age", "User age", FieldKind::Number, "30"),
+            described("score", "User score", FieldKind::Number, "95.5"),
+            status,
+            described("verified", "Verification status", FieldKind::Boolean, "true"),
+        ],
+    };
+    let everything = AskText {
+        message: "Please provide inputs for the following fields:",
+        fields: vec![
+            FieldText {
+                name: "name",
+                title: Some("String"),
+                description: Some("Your full, legal name"),
+                ..FieldText::default()
+            },
+            FieldText {
+                name: "email",
+                title: Some("String with email format"),
+                description: Some("Your email address (will be verified, and never shared with anyone else)"),
+                format: Some("email"),
+                ..FieldText::default()
+            },
+            FieldText {
+                name: "integer",
+                title: Some("Integer"),
+                description: Some(
+                    "Your favorite integer (do not give us your phone number, pin, or other sensitive info)",
+                ),
+                kind: FieldKind::Number,
+                ..FieldText::default()
+            },
+        ],
+    };
+    for ask in [withdraw, defaults, everything] {
+        assert_eq!(detector().detect(&ask), [], "{:?}", ask.message);
+    }
+}
