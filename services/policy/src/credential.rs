@@ -722,7 +722,6 @@ impl CredentialDetector {
         let Some(model) = model.filter(|_| ask.fields.len() <= model::MAX_FIELDS) else { return hits };
         let score = model.score(ask);
         if hits.is_empty() {
-            let probability = score.probability();
             // Only a field that takes a value can carry a secret back: a
             // yes/no asks for one only by a guess to confirm, which the rules
             // read, and a request without fields (a URL to open, a form of
@@ -733,7 +732,7 @@ impl CredentialDetector {
                 && !allowed
                 && let Some((location, word)) = model.strongest(ask)
             {
-                hits.push(learned_hit(location, word, probability));
+                hits.push(learned_hit(location, &word, score.probability()));
             }
         } else if score.logit < thresholds.doubt_below && score.features >= thresholds.doubt_from_features {
             hits.retain(|h| h.category == Category::Custom);
@@ -1831,8 +1830,14 @@ impl CredentialDetector {
     }
 }
 
-/// The hit for a request that only the learned model flags.
-fn learned_hit(location: HitLocation, word: String, probability: f32) -> CredentialHit {
+/// The hit for a request that only the learned model flags. The word shown is
+/// a remote server's: without its punctuation, and shortened if it is long or
+/// looks like a secret (a guess at the person's password weighs much), so
+/// that hits and audit entries neither carry a secret nor grow with the text.
+fn learned_hit(location: HitLocation, word: &str, probability: f32) -> CredentialHit {
+    let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+    let bare = if bare.is_empty() { word } else { bare };
+    let word = if bare.chars().count() > 24 || guess_literal(bare) { shorten(bare) } else { bare.to_owned() };
     let mut explanation = String::with_capacity(160);
     match &location {
         HitLocation::Message => explanation.push_str("the message"),
@@ -2442,6 +2447,15 @@ mod tests {
         assert_eq!(ask.fields[3].enum_labels, ["A", "B"]);
         assert_eq!(ask.fields[4].enum_values, ["x"]);
         assert_eq!(ask.fields[5].enum_values, ["p", "q"]);
+    }
+
+    #[test]
+    fn a_learned_hit_shows_a_bounded_word_without_a_secret() {
+        let hit = |word: &str| learned_hit(HitLocation::Message, word, 0.9).matched;
+        assert_eq!(hit("secrète."), "secrète");
+        assert_eq!(hit("Sommer2024!"), "Sommer20…");
+        assert_eq!(hit(&"a".repeat(10_000)), "aaaaaaaa…");
+        assert_eq!(hit("..."), "...");
     }
 
     #[test]

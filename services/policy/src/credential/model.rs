@@ -213,8 +213,8 @@ fn grams(text: &str, mut emit: impl FnMut(u32, usize)) {
 }
 
 /// Counts each bucket once per request: a bit per bucket, kept per thread
-/// and cleared word by word where it was set (zeroing all 16 KiB for every
-/// request cost more than the scoring).
+/// and cleared word by word where it was set, rather than 16 KiB zeroed on
+/// the stack for every request (about 3k of the model's 60k instructions).
 struct Seen {
     bits: Box<[u64; BUCKETS / 64]>,
     /// The words of `bits` that are not zero.
