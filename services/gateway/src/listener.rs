@@ -17,7 +17,9 @@
 //!   `/healthz`, `/readyz` or anyone else out: a client that sends its request as it
 //!   connects (as probes and browsers do) gets in and is heard, and the flood is what gives
 //!   way. (What a new connection has sent is peeked at as it is accepted: one whose whole
-//!   request head is already there is not displaced before it is served.)
+//!   request head is already there is not displaced before it is served. A connection
+//!   chosen while silent or idle whose request has come in by the time its task hears of it
+//!   is served too: under a flood, admissions can outrun the tasks they spawn.)
 //!
 //! Each request also carries `ConnectInfo<SocketAddr>` (the peer), for `api::client`.
 
@@ -157,7 +159,7 @@ async fn serve_connection(
 ) {
     let registry = conn.registry.clone();
     let id = conn.id;
-    let displaced = conn.displaced.clone();
+    let mut displaced = conn.displaced.clone();
     let service = {
         let registry = registry.clone();
         hyper::service::service_fn(move |mut request: Request<Incoming>| {
@@ -183,7 +185,12 @@ async fn serve_connection(
         // Re-read each round: requests start and end while this task sleeps.
         let deadline = registry.deadline(id);
         let wake = deadline.map_or_else(|| Instant::now() + registry.limits.idle_timeout, |(at, _)| at);
+        let mut reprieve = None;
         tokio::select! {
+            // The connection first: a request that has come in by the time this task runs
+            // (a newcomer may have displaced the connection before its task was first polled,
+            // or while it sat idle) is read, and so started, before the displacement is heard.
+            biased;
             finished = connection.as_mut() => {
                 if let Err(e) = finished {
                     tracing::trace!(error = %e, "connection ended with an error");
@@ -191,8 +198,15 @@ async fn serve_connection(
                 return;
             }
             () = displaced.cancelled() => {
-                registry.closed_by_herald("displaced");
-                return;
+                // Chosen while silent or idle, but busy with a request now: it is served, and
+                // the cap is exceeded by one until it ends (bounded by `Registry::room`).
+                match registry.reprieve(id) {
+                    Some(token) => reprieve = Some(token),
+                    None => {
+                        registry.closed_by_herald("displaced");
+                        return;
+                    }
+                }
             }
             () = stop.cancelled(), if !draining => {
                 // Finish what is in flight, take no more requests.
@@ -207,6 +221,9 @@ async fn serve_connection(
                     return;
                 }
             }
+        }
+        if let Some(token) = reprieve {
+            displaced = token;
         }
     }
 }
@@ -370,6 +387,18 @@ impl Registry {
         }
     }
 
+    /// A displaced connection that has started a request since it was chosen keeps its
+    /// place, displaceable again (by a fresh token) once idle; `None` when it is to close.
+    fn reprieve(&self, id: u64) -> Option<CancellationToken> {
+        let mut inner = self.lock();
+        let state = inner.conns.get_mut(&id)?;
+        if state.in_flight == 0 && !state.upgraded {
+            return None;
+        }
+        state.displaced = CancellationToken::new();
+        Some(state.displaced.clone())
+    }
+
     fn upgraded(&self, id: u64) {
         if let Some(state) = self.lock().conns.get_mut(&id) {
             state.upgraded = true;
@@ -519,5 +548,67 @@ impl AsyncWrite for Tracked {
 
     fn is_write_vectored(&self) -> bool {
         self.io.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use axum::routing::get;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    use super::*;
+
+    const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: herald\r\n\r\n";
+
+    async fn start(max_connections: usize) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let limits = ListenerLimits {
+            header_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(30),
+            max_connections,
+        };
+        let router = Router::new().route("/", get(|| async { "ok" }));
+        tokio::spawn(serve(listener, router, limits, false, std::future::pending()));
+        addr
+    }
+
+    /// Reads one response to `GET /` (its body is the two bytes "ok"), or what came before
+    /// the connection closed.
+    async fn response(stream: &mut TcpStream) -> String {
+        let mut got = Vec::new();
+        let mut chunk = [0u8; 1024];
+        while !got.ends_with(b"\r\n\r\nok") {
+            let n = stream.read(&mut chunk).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&chunk[..n]);
+        }
+        String::from_utf8_lossy(&got).into_owned()
+    }
+
+    /// At the cap, an idle keep-alive connection is the one a newcomer displaces; when its
+    /// next request has come in by the time its task hears of it, it is answered, not cut off.
+    /// On one thread, the newcomer's accept runs before the idle connection's task reads its
+    /// request: the order in which a loaded server meets them.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_that_came_in_before_the_displacement_is_heard_is_answered() {
+        for round in 0..20 {
+            let addr = start(1).await;
+            let mut kept = TcpStream::connect(addr).await.unwrap();
+            kept.write_all(REQUEST).await.unwrap();
+            assert!(response(&mut kept).await.starts_with("HTTP/1.1 200"), "round {round}: first request");
+            // Without yielding to the server: a newcomer connects (the kernel completes the
+            // handshake), then the kept connection sends its next request.
+            let mut newcomer = std::net::TcpStream::connect(addr).unwrap();
+            assert_eq!(kept.try_write(REQUEST).unwrap(), REQUEST.len());
+            let answer = response(&mut kept).await;
+            assert!(answer.starts_with("HTTP/1.1 200"), "round {round}: the second request got {answer:?}");
+            // The newcomer took a place too, and is served.
+            newcomer.write_all(REQUEST).unwrap();
+        }
     }
 }
