@@ -14,7 +14,8 @@
 //! to count as an ask on the model's word alone. Without `--out` nothing is
 //! written. The training is deterministic: the same files give the same
 //! `model.bin`. `--c`, `--epochs` and `--step` change the training; `--ask-at`,
-//! `--doubt-below` (probabilities) and `--doubt-from` (n-grams) the thresholds measured.
+//! `--doubt-below` (probabilities) and `--doubt-from` (n-grams) the thresholds measured;
+//! `--show` lists what `detect` gets wrong in the measured files.
 
 #[path = "../tests/corpus/entry.rs"]
 #[allow(dead_code)] // the language and note are for the tests
@@ -30,6 +31,7 @@ fn main() {
     let mut train = Vec::new();
     let mut eval = Vec::new();
     let mut evaluating = false;
+    let mut show = false;
     let mut training = Training::default();
     let mut thresholds = Thresholds::default();
     let mut args = std::env::args().skip(1);
@@ -37,6 +39,7 @@ fn main() {
         match arg.as_str() {
             "--out" => out = Some(args.next().expect("--out takes a path")),
             "--eval" => evaluating = true,
+            "--show" => show = true,
             "--c" => training.c = number(args.next()),
             "--epochs" => training.epochs = number(args.next()),
             "--step" => training.step = number(args.next()),
@@ -56,7 +59,11 @@ fn main() {
     let detector = CredentialDetector::new(&CredentialAskPolicy::default());
     report("trained on", &entries, &detector, &trained, &thresholds);
     for path in &eval {
-        report(path, &read(path), &detector, &trained, &thresholds);
+        let measured = read(path);
+        report(path, &measured, &detector, &trained, &thresholds);
+        if show {
+            wrong(&measured, &detector, &trained, &thresholds);
+        }
     }
     if let Some(out) = out {
         std::fs::write(&out, trained.to_bytes()).unwrap_or_else(|e| panic!("writing {out}: {e}"));
@@ -103,5 +110,17 @@ fn report(what: &str, entries: &[Entry], detector: &CredentialDetector, model: &
             "  detect, ask at {p:.1} {}",
             figures(entries, |a| !detector.detect_with(a, Some(model), &other).is_empty())
         );
+    }
+}
+
+/// Prints each missed ask and each false alarm, with the model's probability.
+fn wrong(entries: &[Entry], detector: &CredentialDetector, model: &Model, thresholds: &Thresholds) {
+    for e in entries {
+        let flagged = !detector.detect_with(&e.ask(), Some(model), thresholds).is_empty();
+        if flagged != (e.label == Label::Ask) {
+            let p = model.score(&e.ask()).probability();
+            let what = if flagged { "false alarm" } else { "missed" };
+            println!("  {what} p={p:.2} [{}] {}: {}", e.lang, e.note, e.message);
+        }
     }
 }
