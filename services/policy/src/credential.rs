@@ -722,11 +722,15 @@ impl CredentialDetector {
         let Some(model) = model.filter(|_| ask.fields.len() <= model::MAX_FIELDS) else { return hits };
         let score = model.score(ask);
         if hits.is_empty() {
-            // Only a field that takes a value can carry a secret back: a
-            // yes/no asks for one only by a guess to confirm, which the rules
-            // read, and a request without fields (a URL to open, a form of
-            // none) carries nothing.
-            let can_hold = ask.fields.iter().any(|f| f.kind != FieldKind::Boolean);
+            // Only a field can carry a secret back (a request without fields,
+            // a URL to open or a form of none, carries nothing): one that
+            // takes a value, or a yes/no confirming a guess the message
+            // spells out (`Is that still Rover2019!?`). A yes/no on a guess
+            // it does not spell (`Does your PIN start with 7?`) is the rules'
+            // to read: there the model alone gave one more ask in 1,200 for
+            // four false alarms (docs/performance.md).
+            let can_hold = ask.fields.iter().any(|f| f.kind != FieldKind::Boolean)
+                || (!ask.fields.is_empty() && ask.message.split_whitespace().any(guess_literal));
             if score.logit >= thresholds.ask_at
                 && can_hold
                 && !allowed
