@@ -166,27 +166,18 @@ fn kind_bucket(kind: FieldKind) -> u32 {
 
 /// Calls `emit(bucket, word)` for every n-gram of `text`, where `word` counts
 /// the words of `text` split at white space (`split_whitespace`'s order).
-#[inline]
+/// Inlined whole into its callers, so that what `emit` adds up stays in
+/// registers rather than going through memory for every n-gram.
+#[inline(always)]
 fn grams(text: &str, mut emit: impl FnMut(u32, usize)) {
     let mut word: [char; MAX_WORD_CHARS + 2] = [' '; MAX_WORD_CHARS + 2];
-    let mut flush = |word: &[char], index: usize| {
-        for i in 0..word.len() - 1 {
-            let mut h: u32 = 0x811c_9dc5;
-            for (j, c) in word[i..].iter().take(MAX_GRAM).enumerate() {
-                h = (h ^ *c as u32).wrapping_mul(0x0100_0193);
-                if j + 1 >= MIN_GRAM {
-                    emit(bucket(h), index);
-                }
-            }
-        }
-    };
     let mut len = 0; // characters in `word` after its leading space
     let mut index = 0;
     for c in text.chars() {
         if c.is_whitespace() {
             if len > 0 {
                 word[len + 1] = ' ';
-                flush(&word[..len + 2], index);
+                word_grams(&word[..len + 2], index, &mut emit);
                 index += 1;
                 len = 0;
             }
@@ -208,27 +199,48 @@ fn grams(text: &str, mut emit: impl FnMut(u32, usize)) {
     }
     if len > 0 {
         word[len + 1] = ' ';
-        flush(&word[..len + 2], index);
+        word_grams(&word[..len + 2], index, &mut emit);
+    }
+}
+
+/// The n-grams of one word, its spaces around it included.
+#[inline(always)]
+fn word_grams(word: &[char], index: usize, emit: &mut impl FnMut(u32, usize)) {
+    for i in 0..word.len() - 1 {
+        let mut h: u32 = 0x811c_9dc5;
+        for (j, c) in word[i..].iter().take(MAX_GRAM).enumerate() {
+            h = (h ^ *c as u32).wrapping_mul(0x0100_0193);
+            if j + 1 >= MIN_GRAM {
+                emit(bucket(h), index);
+            }
+        }
     }
 }
 
 /// Counts each bucket once per request: a bit per bucket, kept per thread
 /// and cleared word by word where it was set, rather than 16 KiB zeroed on
-/// the stack for every request (about 3k of the model's 60k instructions).
+/// the stack for every request (about 3k of the model's 51k instructions).
 struct Seen {
     bits: Box<[u64; BUCKETS / 64]>,
-    /// The words of `bits` that are not zero.
-    touched: Vec<u16>,
+    /// The words of `bits` that are not zero (at most all of them: a fixed
+    /// array, so that marking one never calls out to grow it).
+    touched: Box<[u16; BUCKETS / 64]>,
+    touched_len: usize,
     count: u32,
 }
 
 impl Seen {
     fn new() -> Self {
-        Self { bits: Box::new([0; BUCKETS / 64]), touched: Vec::with_capacity(1024), count: 0 }
+        Self {
+            bits: Box::new([0; BUCKETS / 64]),
+            touched: Box::new([0; BUCKETS / 64]),
+            touched_len: 0,
+            count: 0,
+        }
     }
 
     /// Whether `b` is new to this request (and now seen).
-    #[inline]
+    #[inline(always)]
     fn first(&mut self, b: u32) -> bool {
         let (slot, bit) = ((b >> 6) as usize, 1u64 << (b & 63));
         let word = self.bits[slot];
@@ -237,7 +249,9 @@ impl Seen {
         }
         if word == 0 {
             #[allow(clippy::cast_possible_truncation)] // BUCKETS / 64 fits in u16
-            self.touched.push(slot as u16);
+            let slot = slot as u16;
+            self.touched[self.touched_len] = slot;
+            self.touched_len += 1;
         }
         self.bits[slot] = word | bit;
         self.count += 1;
@@ -245,9 +259,10 @@ impl Seen {
     }
 
     fn clear(&mut self) {
-        for slot in self.touched.drain(..) {
+        for &slot in &self.touched[..self.touched_len] {
             self.bits[slot as usize] = 0;
         }
+        self.touched_len = 0;
         self.count = 0;
     }
 
