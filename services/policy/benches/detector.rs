@@ -5,10 +5,11 @@
 //! elicitation (a message of about 150 characters and 5 fields), benign
 //! and fishing, and on a large one (100 fields), after a warm-up; and the
 //! time to build a detector: the first one in a process compiles the
-//! built-in rules, later ones only the policy's own terms. The goal for a
-//! typical request is under 10 µs. Then each question of the held-out
-//! corpus (`tests/corpus/held_out.jsonl`, as servers wrote them) is timed on
-//! its own: the median and the 90th percentile of those times.
+//! built-in rules, later ones only the policy's own terms. The goal: a
+//! question is under 10 µs at the median: each question of the held-out set
+//! (`tests/corpus/held_out.jsonl`, as servers wrote them) is timed on its
+//! own, and the median and 90th percentile of those times are printed; the
+//! typical requests above are larger than the median question.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -157,14 +158,16 @@ fn main() {
     per_question.sort_by(f64::total_cmp);
     let at = |q: f64| per_question[((per_question.len() - 1) as f64 * q) as usize];
     println!(
-        "held-out corpus, {} questions: median {:>8.0} ns, 90th percentile {:>8.0} ns",
+        "median question of the held-out set ({}):        {:>10.0} ns/request",
         per_question.len(),
-        at(0.5),
-        at(0.9)
+        at(0.5)
     );
+    println!("90th percentile question of the held-out set:     {:>10.0} ns/request", at(0.9));
     let goal = 10_000.0;
+    let met = |yes: bool| if yes { "met" } else { "NOT met" };
     println!(
-        "goal < {goal:.0} ns for a typical request: {}",
-        if typical_benign.max(typical_fishing) < goal { "met" } else { "NOT met" }
+        "goal < {goal:.0} ns at the median question: {}; typical requests under it: {}",
+        met(at(0.5) < goal),
+        met(typical_benign.max(typical_fishing) < goal)
     );
 }

@@ -505,7 +505,11 @@ fn detector(path: &Path, figures: &mut Vec<Figure>) -> anyhow::Result<()> {
         let Some(before) = line.trim().strip_suffix("ns/request") else { continue };
         let (label, value) = before.trim().rsplit_once(' ').context("a detector line")?;
         let ns: f64 = value.trim().parse().with_context(|| format!("a number in {line:?}"))?;
-        let goal = if label.starts_with("typical") { Goal::Below(10.0) } else { Goal::None };
+        let goal = if label.starts_with("typical") || label.starts_with("median question") {
+            Goal::Below(10.0)
+        } else {
+            Goal::None
+        };
         figures.push(fig(
             section,
             "time per request",
