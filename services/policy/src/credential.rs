@@ -704,6 +704,18 @@ impl CredentialDetector {
         self.detect_with(ask, Some(model::builtin()), &model::Thresholds::default())
     }
 
+    /// What the detector finds in a URL-mode request: a message and a page
+    /// to open, no form. Only the phrase rules read it; the learned model
+    /// judges what a form asks the person to send back, and would read the
+    /// usual `Sign in to GitHub to connect your account` as an ask.
+    #[must_use]
+    pub fn detect_url_request(&self, message: &str) -> Vec<CredentialHit> {
+        if self.mode == CredentialAskMode::Off {
+            return Vec::new();
+        }
+        self.detect_by_rules(&AskText { message, fields: Vec::new() }).0
+    }
+
     /// [`detect`](Self::detect) with another model or other thresholds: for
     /// training and measuring a model (`examples/train_credential_model.rs`).
     /// `None` leaves the model out: the phrase rules alone.
@@ -722,15 +734,25 @@ impl CredentialDetector {
         let Some(model) = model.filter(|_| ask.fields.len() <= model::MAX_FIELDS) else { return hits };
         let score = model.score(ask);
         if hits.is_empty() {
-            // Only a field can carry a secret back (a request without fields,
-            // a URL to open or a form of none, carries nothing): one that
-            // takes a value, or a yes/no confirming a guess the message
-            // spells out (`Is that still Rover2019!?`). A yes/no on a guess
-            // it does not spell (`Does your PIN start with 7?`) is the rules'
-            // to read: there the model alone gave one more ask in 1,200 for
-            // four false alarms (docs/performance.md).
-            let can_hold = ask.fields.iter().any(|f| f.kind != FieldKind::Boolean)
-                || (!ask.fields.is_empty() && ask.message.split_whitespace().any(guess_literal));
+            // A form of no field asks in its message (`just reply with the
+            // code`); a field asks if it takes a value, or if it is a yes/no
+            // confirming a guess spelled out in a question (`Is that still
+            // Rover2019!?`), in the message or a field's title or
+            // description. A yes/no on a guess not spelled out (`Does your
+            // PIN start with 7?`) is the rules' to read: the model alone
+            // there, even from 0.9 or 0.97, cost more false alarms than it
+            // caught asks (docs/performance.md). A URL-mode request is not
+            // read here ([`Self::detect_url_request`]).
+            let spells_a_guess = || {
+                asks_about_a_guess(ask.message)
+                    || ask.fields.iter().any(|f| {
+                        f.title.is_some_and(asks_about_a_guess)
+                            || f.description.is_some_and(asks_about_a_guess)
+                    })
+            };
+            let can_hold = ask.fields.is_empty()
+                || ask.fields.iter().any(|f| f.kind != FieldKind::Boolean)
+                || spells_a_guess();
             if score.logit >= thresholds.ask_at
                 && can_hold
                 && !allowed
@@ -2223,6 +2245,30 @@ fn addresses_person(question: &str) -> bool {
     })
 }
 
+/// Whether a text spells out a value that could be a guess at a secret,
+/// other than in a statement that tells it (`The Wi-Fi password is
+/// Bosphorus2024. Did it work?`): in a sentence that ends in a question mark
+/// (or a Greek `;`), a line's end or the text's, not in one that ends with a
+/// full stop.
+fn asks_about_a_guess(text: &str) -> bool {
+    let mut sentence = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let after = chars.peek().map(|&(_, n)| n);
+        let full_stop = matches!(c, '.' | '。') && after.is_none_or(char::is_whitespace);
+        let other_end = matches!(c, '?' | '？' | ';' | '\n') || after.is_none();
+        if !full_stop && !other_end {
+            continue;
+        }
+        let end = if after.is_none() { text.len() } else { at };
+        if !full_stop && text[sentence..end].split_whitespace().any(guess_literal) {
+            return true;
+        }
+        sentence = at + c.len_utf8();
+    }
+    false
+}
+
 /// Whether a word could be a guess at a secret: 4 to 64 characters with a
 /// digit and a letter (`abc123456`, `Ahmed@1990`), or 4 to 12 digits
 /// (`4821`, `880214`).
@@ -2241,7 +2287,8 @@ fn guess_literal(value: &str) -> bool {
     if !(4..=64).contains(&n) || value.contains(char::is_whitespace) {
         return false;
     }
-    let digits = value.bytes().filter(u8::is_ascii_digit).count();
+    // Full-width digits (`６６８８８８`) count as digits.
+    let digits = value.chars().filter(|c| c.is_ascii_digit() || ('０'..='９').contains(c)).count();
     let letters = value.chars().filter(|c| c.is_alphabetic()).count();
     (digits > 0 && letters > 0 && digits + letters + 2 >= n) || (digits == n && n <= 12)
 }

@@ -969,6 +969,37 @@ fn held_out_holds_its_measured_figures() {
     );
 }
 
+/// A form of no field asks in its message, and the model reads it as it reads
+/// any form; a URL-mode request (a page to open, no form) is read by the
+/// rules alone, so the model's word on it counts for nothing.
+#[test]
+fn a_form_of_no_field_is_read_whole_and_a_url_request_by_the_rules() {
+    let d = detector();
+    let relay = AskText {
+        message: "Coucou ! J'ai mis ton numéro par erreur, tu peux me renvoyer les chiffres que tu viens de recevoir ?",
+        fields: Vec::new(),
+    };
+    assert!(d.detect_with(&relay, None, &model::Thresholds::default()).is_empty(), "the rules alone miss it");
+    let hits = d.detect(&relay);
+    assert_eq!(hits.len(), 1, "{hits:#?}");
+    assert_eq!(hits[0].category, Category::Secret);
+    assert!(d.detect_url_request(relay.message).is_empty(), "URL mode is the rules' alone");
+    // What the rules find in a URL-mode message they still find.
+    let fishing = "Open the page and enter your password and the 6-digit code we sent you.";
+    assert!(!d.detect_url_request(fishing).is_empty());
+    for message in [
+        "Sign in to GitHub to connect your account.",
+        "Authorize Herald to read your calendar on the next page.",
+        "Delete the 5 selected files from the shared drive? This cannot be undone.",
+    ] {
+        assert!(d.detect(&AskText { message, fields: Vec::new() }).is_empty(), "{message}");
+        assert!(d.detect_url_request(message).is_empty(), "{message}");
+    }
+    let off =
+        CredentialDetector::new(&CredentialAskPolicy { mode: CredentialAskMode::Off, ..Default::default() });
+    assert!(off.detect_url_request(fishing).is_empty());
+}
+
 /// An ask that no phrase rule names, read as one by the learned model: one
 /// hit, of the model's own category, that says why and which word weighed most.
 #[test]
@@ -1051,13 +1082,21 @@ fn a_security_question_in_parentheses_after_cyrillic_is_read_without_panicking()
 /// Training sets the detector may get more than 4 requests of 400 wrong in.
 /// Set 46 (no English; Thai, Vietnamese, Indonesian and Ukrainian among its
 /// languages) asks on yes/no forms whether a secret starts with a letter
-/// (`Ваш парль начинается на букву «д»?`), which the rules do not read and
-/// the model may not flag alone (no guess spelled out), and tells a door code
-/// or confirms a bank code in a few words, where the rules' hit is too short
-/// for the model to drop. Set 47 has 30 asks with no field at all, where the
-/// model says nothing (a form of none carries nothing back; a URL to open is
-/// read the same way), and a few such yes/no guesses too.
-const TRAINING_SETS_HARDER: [(&str, usize); 2] = [("set-46.jsonl", 12), ("set-47.jsonl", 22)];
+/// (`Ваш парль начинается на букву «д»?`), which the rules do not read in
+/// every language and the model may not flag alone (no guess spelled out),
+/// and tells a door code or confirms a bank code in a few words, where the
+/// rules' hit is too short for the model to drop. Sets 50, 53 and 54 (16
+/// languages the rules have no table for, Thai to Danish) ask the same on
+/// yes/no forms about a PIN's first or last digit (in 54, in a field's title
+/// under a bare message). Set 49 (once a blind set) asks the like in five
+/// languages (`Zit het getal 88 ergens in je pincode?`).
+const TRAINING_SETS_HARDER: [(&str, usize); 5] = [
+    ("set-46.jsonl", 11),
+    ("set-49.jsonl", 5),
+    ("set-50.jsonl", 9),
+    ("set-53.jsonl", 13),
+    ("set-54.jsonl", 7),
+];
 
 fn training_sets() -> Vec<(String, Vec<Entry>)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/training");

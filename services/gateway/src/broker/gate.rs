@@ -385,12 +385,21 @@ fn credential_hits(policy: &herald_policy::OrgPolicy, record: &Elicitation) -> V
     if policy.credential_ask.mode == herald_policy::CredentialAskMode::Off {
         return Vec::new();
     }
-    let fields = record.form.as_ref().map(|s| s.fields.iter().map(field_text).collect()).unwrap_or_default();
-    let ask = AskText { message: &record.message, fields };
     // The detector reads text a remote server wrote. Should it ever fail on
     // one, the question is held as a credential ask (said so, and logged
     // without its text), not let through unread.
-    std::panic::catch_unwind(|| CredentialDetector::new(&policy.credential_ask).detect(&ask)).unwrap_or_else(|_| {
+    let detect = || {
+        let detector = CredentialDetector::new(&policy.credential_ask);
+        match &record.form {
+            Some(form) => {
+                let fields = form.fields.iter().map(field_text).collect();
+                detector.detect(&AskText { message: &record.message, fields })
+            }
+            // URL mode: a page to open, no form to send anything back in.
+            None => detector.detect_url_request(&record.message),
+        }
+    };
+    std::panic::catch_unwind(detect).unwrap_or_else(|_| {
         tracing::error!(elicitation = %record.id, "the credential-ask detector failed on a question; it is treated as a credential ask");
         vec![CredentialHit {
             location: HitLocation::Message,

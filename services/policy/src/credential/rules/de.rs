@@ -211,7 +211,7 @@ pub(super) const RULES: LangRules = LangRules {
     question_cues: &[],
     possessive: &["ihr", "ihre", "ihres", "ihren", "ihrem", "dein", "deine", "deines", "deinen", "deinem"],
     properties: &[
-        "enthält", "länger als", "kürzer als", "hat mehr als", "dasselbe wie", "das gleiche wie",
+        "enthält", "beginnt mit", "fängt mit", "endet mit", "hört mit", "länger als", "kürzer als", "hat mehr als", "dasselbe wie", "das gleiche wie",
         "identisch mit", "gleich wie", "dieselbe wie", "die gleiche wie", "ihr geburtsdatum",
         "ihren geburtstag", "ihr geburtsjahr", "dein geburtsdatum", "dein geburtsjahr", "deinen geburtstag",
         "ihre telefonnummer",

@@ -251,6 +251,12 @@ pub(super) const RULES: LangRules = LangRules {
     not_requests: &["will enter the", "technician will enter", "we ll enter", "we will enter", "will type it in", "you ll choose", "you will choose", "you ll enter", "you will enter", "you ll type", "you will type", "you ll set", "you will set", "label should we give", "name should we give", "label to give", "name to give", "label do you want to give", "name do you want to give", "label would you like to give", "name would you like to give", "explain what",
         "set in", "is set in", "are set in",
         "send you", "we ll send", "we will send", "will send", "we sent", "we have sent", "we ve sent",
+        // Herald or the server sending a code, not the person: `Send the verification code to the
+        // phone number ending in 42?`
+        "send the code to your phone", "send the code to the phone", "send the code to your email",
+        "send the verification code to your phone", "send the verification code to the phone",
+        "send the verification code to your email", "send a code to your phone", "send a code to the phone",
+        "send a verification code to your phone", "send a verification code to the phone",
         "resend", "send a new", "send another", "tell you", "give you", "provide you", "we provide",
         "press enter", "hit enter", "enter key", "type to search", "copy and paste this", "input tokens",
         "data type", "type of", "tell me when", "let me know when", "tell me once", "let me know once",

@@ -116,7 +116,7 @@ pub(super) const RULES: LangRules = LangRules {
     please: &["お願いします", "をお願いします", "お願い", "ください"],
     which: &["どの", "どちらの"],
     possessive: &["あなたの", "お客様の", "ご自身の", "貴方の"],
-    properties: &["と同じ", "生年月日", "誕生日", "電話番号"],
+    properties: &["と同じ", "生年月日", "誕生日", "電話番号", "の最初の", "の最後の", "の先頭", "の頭文字", "で始まり", "で終わり"],
     copulas: &["まだ", "今も", "で合って", "でよろしい", "で正しい", "ですか", "でしょうか", "で間違い"],
     whether: &["でよろしいですか", "で合っていますか", "かどうか", "か確認", "ですか", "ますか"],
     security_question: &["himitsu no shitsumon", "himitsu no shitumon", "sekyuriti shitsumon", "sekyuritii shitsumon", "haha no kyuusei", "hahaoya no kyuusei", "hajimete katta petto", "saisho no petto", "秘密の質問", "セキュリティ質問", "セキュリティの質問", "母親の旧姓", "お母様の旧姓", "最初のペット", "初めてのペット", "出身小学校"],

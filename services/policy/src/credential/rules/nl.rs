@@ -145,7 +145,7 @@ pub(super) const RULES: LangRules = LangRules {
     which: &["welke", "welk"],
     possessive: &["uw", "je", "jouw"],
     properties: &[
-        "bevat", "langer dan", "korter dan", "heeft meer dan", "hetzelfde als", "gelijk aan", "dezelfde als",
+        "bevat", "begint met", "eindigt op", "eindigt met", "langer dan", "korter dan", "heeft meer dan", "hetzelfde als", "gelijk aan", "dezelfde als",
         "je geboortejaar", "je geboortedatum", "uw geboortejaar", "uw geboortedatum", "je verjaardag",
     ],
     copulas: &["nog altijd", "is", "luidt", "nog steeds", "nog", "was"],

@@ -184,7 +184,7 @@ pub(super) const RULES: LangRules = LangRules {
         "wasz",
     ],
     properties: &["dzień i miesiąc urodzenia", "data urodzenia", "rok urodzenia", "twoja data urodzenia", 
-        "zawiera", "ma więcej niż", "ma mniej niż", "ma co najmniej", "jest dłuższe niż", "jest dłuższy niż",
+        "zawiera", "zaczyna się na", "zaczyna się od", "kończy się na", "ma więcej niż", "ma mniej niż", "ma co najmniej", "jest dłuższe niż", "jest dłuższy niż",
         "jest krótsze niż", "takie samo jak", "to samo co", "taki sam jak", "takie same jak",
         "twój rok urodzenia", "twoja data urodzenia", "twoje urodziny", "rok urodzenia", "data urodzenia",
     ],

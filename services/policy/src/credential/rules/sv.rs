@@ -168,7 +168,7 @@ pub(super) const RULES: LangRules = LangRules {
     which: &["vilken", "vilket", "vilka"],
     possessive: &["ditt", "din", "dina", "er", "ert", "era"],
     properties: &[
-        "innehåller", "längre än", "kortare än", "har fler än", "samma som", "likadant som", "detsamma som",
+        "innehåller", "börjar med", "börjar på", "slutar med", "slutar på", "längre än", "kortare än", "har fler än", "samma som", "likadant som", "detsamma som",
         "ditt födelseår", "ditt födelsedatum", "din födelsedag", "fortfarande samma", "fortfarande det",
         "fortfarande",
     ],
