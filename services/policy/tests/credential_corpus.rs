@@ -26,14 +26,16 @@ use entry::{Entry, Label};
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
 const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
-/// The held-out set's figures (blind sets 35 and 48, 800 requests, written
-/// apart from the rules and the model and kept unread until the detector of
-/// round 17 was final): asks caught at least, false alarms at most, with the
-/// shipped detector. Measured blind once: set 35 196/200 and 0/200, set 48
-/// 196/200 and 1/200; together 392/400 and 1/400, against the goal of recall
-/// 0.98 and a false-positive rate of 0.01 (392/400 and 4/400). This keeps the
+/// The held-out set's figures (blind sets 35, 48 and 58, 1,200 requests,
+/// written apart from the rules and the model, never trained or tuned on):
+/// asks caught at least, false alarms at most, with the shipped detector.
+/// Sets 35 and 48 were measured blind once with round 17's detector (392/400
+/// and 1/400) and give the same with round 18's; set 58 was measured blind
+/// once with round 18's (192/200 and 0/200). Together 584/600 = 0.973 recall
+/// and 1/600 false alarms, against the goal of 0.98 and 0.01 (588/600 and
+/// 6/600): false alarms meet it, recall is four asks short. This keeps the
 /// detector from getting worse on requests it never saw.
-const HELD_OUT_CAUGHT_AT_LEAST: usize = 392;
+const HELD_OUT_CAUGHT_AT_LEAST: usize = 584;
 const HELD_OUT_ALARMS_AT_MOST: usize = 1;
 /// On the tuning corpus every entry is right but these, each a known gap
 /// (the start of its message): any other miss or false alarm is a regression.
