@@ -740,9 +740,9 @@ impl CredentialDetector {
             // Rover2019!?`), in the message or a field's title or
             // description. A yes/no on a guess not spelled out (`Does your
             // PIN start with 7?`) is the rules' to read: the model alone
-            // there, even from 0.9 or 0.97, cost more false alarms than it
-            // caught asks (docs/performance.md). A URL-mode request is not
-            // read here ([`Self::detect_url_request`]).
+            // there, from 0.9 or even 0.97, cost a false alarm for every ask
+            // it caught, or two (docs/performance.md). A URL-mode request is
+            // not read here ([`Self::detect_url_request`]).
             let spells_a_guess = || {
                 asks_about_a_guess(ask.message)
                     || ask.fields.iter().any(|f| {
