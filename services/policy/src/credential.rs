@@ -743,12 +743,10 @@ impl CredentialDetector {
             // there, from 0.9 or even 0.97, cost a false alarm for every ask
             // it caught, or two (docs/performance.md). A URL-mode request is
             // not read here ([`Self::detect_url_request`]).
+            let asks = |text: &str| asks_about_a_guess(text) || asks_about_a_part(text);
             let spells_a_guess = || {
-                asks_about_a_guess(ask.message)
-                    || ask.fields.iter().any(|f| {
-                        f.title.is_some_and(asks_about_a_guess)
-                            || f.description.is_some_and(asks_about_a_guess)
-                    })
+                asks(ask.message)
+                    || ask.fields.iter().any(|f| f.title.is_some_and(asks) || f.description.is_some_and(asks))
             };
             let can_hold = ask.fields.is_empty()
                 || ask.fields.iter().any(|f| f.kind != FieldKind::Boolean)
@@ -2269,6 +2267,21 @@ fn asks_about_a_guess(text: &str) -> bool {
     false
 }
 
+/// Whether a question names part of a value to confirm: one to three
+/// characters in quotes (`'88'`, `«M»`) or one to three digits (`starts with
+/// 7?`), in a sentence that ends in a question mark.
+fn asks_about_a_part(text: &str) -> bool {
+    text.split(['?', '？', ';']).rev().skip(1).any(|sentence| {
+        sentence.split_whitespace().any(|word| {
+            let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+            let n = bare.chars().count();
+            (1..=3).contains(&n)
+                && (bare.chars().all(char::is_numeric)
+                    || (word.chars().next().is_some_and(normalize::is_quote)))
+        })
+    })
+}
+
 /// Whether a word could be a guess at a secret: 4 to 64 characters with a
 /// digit and a letter (`abc123456`, `Ahmed@1990`), or 4 to 12 digits
 /// (`4821`, `880214`).
@@ -2287,8 +2300,8 @@ fn guess_literal(value: &str) -> bool {
     if !(4..=64).contains(&n) || value.contains(char::is_whitespace) {
         return false;
     }
-    // Full-width digits (`６６８８８８`) count as digits.
-    let digits = value.chars().filter(|c| c.is_ascii_digit() || ('０'..='９').contains(c)).count();
+    // Digits of any script count (`６６８８８８`, `۱۳۷۹`, `১২৩৪৫`).
+    let digits = value.chars().filter(|c| c.is_numeric()).count();
     let letters = value.chars().filter(|c| c.is_alphabetic()).count();
     (digits > 0 && letters > 0 && digits + letters + 2 >= n) || (digits == n && n <= 12)
 }

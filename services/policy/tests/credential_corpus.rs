@@ -26,17 +26,17 @@ use entry::{Entry, Label};
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
 const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
-/// The held-out set's figures (blind sets 35, 48 and 58, 1,200 requests,
+/// The held-out set's figures (blind sets 35, 48, 58 and 59, 1,600 requests,
 /// written apart from the rules and the model, never trained or tuned on):
 /// asks caught at least, false alarms at most, with the shipped detector.
-/// Sets 35 and 48 were measured blind once with round 17's detector (392/400
-/// and 1/400) and give the same with round 18's; set 58 was measured blind
-/// once with round 18's (192/200 and 0/200). Together 584/600 = 0.973 recall
-/// and 1/600 false alarms, against the goal of 0.98 and 0.01 (588/600 and
-/// 6/600): false alarms meet it, recall is four asks short. This keeps the
-/// detector from getting worse on requests it never saw.
-const HELD_OUT_CAUGHT_AT_LEAST: usize = 584;
-const HELD_OUT_ALARMS_AT_MOST: usize = 1;
+/// Each set was measured blind once, with the detector of its round final
+/// (35 and 48: round 17, 392/400 and 1/400; 58: round 18, 192/200 and
+/// 0/200; 59: round 19, 199/200 and 1/200), and all are measured with the
+/// shipped one: 784/800 = 0.980 recall and 2/800 = 0.0025 false alarms,
+/// meeting the goal of 0.98 and 0.01 (784/800 and 8/800) with no ask to
+/// spare. This keeps the detector from getting worse on requests it never saw.
+const HELD_OUT_CAUGHT_AT_LEAST: usize = 784;
+const HELD_OUT_ALARMS_AT_MOST: usize = 2;
 /// On the tuning corpus every entry is right but these, each a known gap
 /// (the start of its message): any other miss or false alarm is a regression.
 /// A yes/no that confirms a guess at part of a secret, which the rules do not
@@ -1082,23 +1082,13 @@ fn a_security_question_in_parentheses_after_cyrillic_is_read_without_panicking()
 /// The sets written for training the model (`tests/corpus/training/`), in
 /// name order: the trainer reads them after the corpus, in the same order.
 /// Training sets the detector may get more than 4 requests of 400 wrong in.
-/// Set 46 (no English; Thai, Vietnamese, Indonesian and Ukrainian among its
-/// languages) asks on yes/no forms whether a secret starts with a letter
-/// (`Ваш парль начинается на букву «д»?`), which the rules do not read in
-/// every language and the model may not flag alone (no guess spelled out),
-/// and tells a door code or confirms a bank code in a few words, where the
-/// rules' hit is too short for the model to drop. Sets 50, 53 and 54 (16
-/// languages the rules have no table for, Thai to Danish) ask the same on
-/// yes/no forms about a PIN's first or last digit (in 54, in a field's title
-/// under a bare message). Set 49 (once a blind set) asks the like in five
-/// languages (`Zit het getal 88 ergens in je pincode?`).
-const TRAINING_SETS_HARDER: [(&str, usize); 5] = [
-    ("set-46.jsonl", 11),
-    ("set-49.jsonl", 5),
-    ("set-50.jsonl", 9),
-    ("set-53.jsonl", 13),
-    ("set-54.jsonl", 7),
-];
+/// Sets 46 and 53 (Thai, Vietnamese, Indonesian, Ukrainian and others of the
+/// languages the rules have no table for) ask on yes/no forms whether a
+/// secret starts with a letter or a digit not quoted (`รหัสผ่านของคุณขึ้นต้นด้วยตัว
+/// k ใช่หรือไม่`), which the model may not flag alone (no guess or part spelled
+/// out), and tell a door code or confirm a bank code in a few words, where
+/// the rules' hit is too short for the model to drop.
+const TRAINING_SETS_HARDER: [(&str, usize); 2] = [("set-46.jsonl", 6), ("set-53.jsonl", 7)];
 
 fn training_sets() -> Vec<(String, Vec<Entry>)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/training");
