@@ -736,13 +736,14 @@ impl CredentialDetector {
         if hits.is_empty() {
             // A form of no field asks in its message (`just reply with the
             // code`); a field asks if it takes a value, or if it is a yes/no
-            // confirming a guess spelled out in a question (`Is that still
-            // Rover2019!?`), in the message or a field's title or
-            // description. A yes/no on a guess not spelled out (`Does your
-            // PIN start with 7?`) is the rules' to read: the model alone
-            // there, from 0.9 or even 0.97, cost a false alarm for every ask
-            // it caught, or two (docs/performance.md). A URL-mode request is
-            // not read here ([`Self::detect_url_request`]).
+            // whose question spells out a guess (`Is that still Rover2019!?`)
+            // or names part of one (`'88'`, `Does your PIN start with 7?`),
+            // in the message or a field's title or description. A yes/no
+            // that spells nothing (`Does it start with a capital letter?`)
+            // is the rules' to read: the model alone on every yes/no, from
+            // 0.9 or even 0.97, cost a false alarm for every ask it caught,
+            // or two (docs/performance.md). A URL-mode request is not read
+            // here ([`Self::detect_url_request`]).
             let asks = |text: &str| asks_about_a_guess(text) || asks_about_a_part(text);
             let spells_a_guess = || {
                 asks(ask.message)
