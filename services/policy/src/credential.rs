@@ -744,17 +744,18 @@ impl CredentialDetector {
             // 0.9 or even 0.97, cost a false alarm for every ask it caught,
             // or two (docs/performance.md). A URL-mode request is not read
             // here ([`Self::detect_url_request`]).
-            let asks = |text: &str| asks_about_a_guess(text) || asks_about_a_part(text);
-            let spells_a_guess = || {
-                asks(ask.message)
-                    || ask.fields.iter().any(|f| f.title.is_some_and(asks) || f.description.is_some_and(asks))
+            let can_hold = || {
+                ask.fields.is_empty()
+                    || ask.fields.iter().any(|f| f.kind != FieldKind::Boolean)
+                    || spells_out_a_guess(ask.message)
+                    || ask.fields.iter().any(|f| {
+                        f.title.is_some_and(spells_out_a_guess)
+                            || f.description.is_some_and(spells_out_a_guess)
+                    })
             };
-            let can_hold = ask.fields.is_empty()
-                || ask.fields.iter().any(|f| f.kind != FieldKind::Boolean)
-                || spells_a_guess();
             if score.logit >= thresholds.ask_at
-                && can_hold
                 && !allowed
+                && can_hold()
                 && let Some((location, word)) = model.strongest(ask)
             {
                 hits.push(learned_hit(location, &word, score.probability()));
@@ -2244,42 +2245,60 @@ fn addresses_person(question: &str) -> bool {
     })
 }
 
-/// Whether a text spells out a value that could be a guess at a secret,
-/// other than in a statement that tells it (`The Wi-Fi password is
-/// Bosphorus2024. Did it work?`): in a sentence that ends in a question mark
-/// (or a Greek `;`), a line's end or the text's, not in one that ends with a
-/// full stop.
-fn asks_about_a_guess(text: &str) -> bool {
-    let mut sentence = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let after = chars.peek().map(|&(_, n)| n);
-        let full_stop = matches!(c, '.' | '。') && after.is_none_or(char::is_whitespace);
-        let other_end = matches!(c, '?' | '？' | ';' | '\n') || after.is_none();
-        if !full_stop && !other_end {
-            continue;
+/// Whether a text spells out, for a yes/no to confirm, a value that could be
+/// a guess at a secret (`Is that still Rover2019!?`) in a sentence that does
+/// not end with a full stop (not `The Wi-Fi password is Bosphorus2024. Did it
+/// work?`, which tells it), or part of one in a question: one to three
+/// characters in quotes (`'88'`, `«M»`) or one to three digits (`Does your
+/// PIN start with 7?`).
+fn spells_out_a_guess(text: &str) -> bool {
+    let names_a_part = |word: &str| {
+        let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+        (1..=3).contains(&bare.chars().count())
+            && (bare.chars().all(char::is_numeric) || word.chars().next().is_some_and(normalize::is_quote))
+    };
+    sentences(text).any(|(sentence, ending)| {
+        let mut words = sentence.split_whitespace();
+        match ending {
+            Ending::FullStop => false,
+            Ending::Question => words.any(|w| guess_literal(w) || names_a_part(w)),
+            Ending::Other => words.any(guess_literal),
         }
-        let end = if after.is_none() { text.len() } else { at };
-        if !full_stop && text[sentence..end].split_whitespace().any(guess_literal) {
-            return true;
-        }
-        sentence = at + c.len_utf8();
-    }
-    false
+    })
 }
 
-/// Whether a question names part of a value to confirm: one to three
-/// characters in quotes (`'88'`, `«M»`) or one to three digits (`starts with
-/// 7?`), in a sentence that ends in a question mark.
-fn asks_about_a_part(text: &str) -> bool {
-    text.split(['?', '？', ';']).rev().skip(1).any(|sentence| {
-        sentence.split_whitespace().any(|word| {
-            let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
-            let n = bare.chars().count();
-            (1..=3).contains(&n)
-                && (bare.chars().all(char::is_numeric)
-                    || (word.chars().next().is_some_and(normalize::is_quote)))
-        })
+/// How a sentence ends, for [`spells_out_a_guess`].
+#[derive(Clone, Copy)]
+enum Ending {
+    /// `.` or `。` before a space or the text's end (not the dot of `bank.example`).
+    FullStop,
+    /// `?`, `？`, or a Greek `;`.
+    Question,
+    /// A line's end or the text's.
+    Other,
+}
+
+/// The sentences of a text, each without the mark that ends it.
+fn sentences(text: &str) -> impl Iterator<Item = (&str, Ending)> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut chars = rest.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            let after = chars.peek().map(|&(_, n)| n);
+            let ending = match c {
+                '.' | '。' if after.is_none_or(char::is_whitespace) => Ending::FullStop,
+                '?' | '？' | ';' => Ending::Question,
+                '\n' => Ending::Other,
+                _ => continue,
+            };
+            let sentence = &rest[..at];
+            rest = &rest[at + c.len_utf8()..];
+            return Some((sentence, ending));
+        }
+        Some((std::mem::take(&mut rest), Ending::Other))
     })
 }
 
