@@ -553,8 +553,6 @@ impl AsyncWrite for Tracked {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
-
     use axum::routing::get;
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
@@ -603,12 +601,16 @@ mod tests {
             assert!(response(&mut kept).await.starts_with("HTTP/1.1 200"), "round {round}: first request");
             // Without yielding to the server: a newcomer connects (the kernel completes the
             // handshake), then the kept connection sends its next request.
-            let mut newcomer = std::net::TcpStream::connect(addr).unwrap();
+            let newcomer = std::net::TcpStream::connect(addr).unwrap();
             assert_eq!(kept.try_write(REQUEST).unwrap(), REQUEST.len());
             let answer = response(&mut kept).await;
             assert!(answer.starts_with("HTTP/1.1 200"), "round {round}: the second request got {answer:?}");
             // The newcomer took a place too, and is served.
-            newcomer.write_all(REQUEST).unwrap();
+            newcomer.set_nonblocking(true).unwrap();
+            let mut newcomer = TcpStream::from_std(newcomer).unwrap();
+            newcomer.write_all(REQUEST).await.unwrap();
+            let answer = response(&mut newcomer).await;
+            assert!(answer.starts_with("HTTP/1.1 200"), "round {round}: the newcomer got {answer:?}");
         }
     }
 }
