@@ -26,17 +26,18 @@ use entry::{Entry, Label};
 
 const CORPUS: &str = include_str!("corpus/credential_asks.jsonl");
 const HELD_OUT: &str = include_str!("corpus/held_out.jsonl");
-/// The held-out set's figures (blind sets 35, 48, 58 and 59, 1,600 requests,
-/// written apart from the rules and the model, never trained or tuned on):
-/// asks caught at least, false alarms at most, with the shipped detector.
-/// Each set was measured blind once, with the detector of its round final
-/// (35 and 48: round 17, 392/400 and 1/400; 58: round 18, 192/200 and
-/// 0/200; 59: round 19, 199/200 and 1/200), and all are measured with the
-/// shipped one: 784/800 = 0.980 recall and 2/800 = 0.0025 false alarms,
-/// meeting the goal of 0.98 and 0.01 (784/800 and 8/800) with no ask to
-/// spare. This keeps the detector from getting worse on requests it never saw.
-const HELD_OUT_CAUGHT_AT_LEAST: usize = 784;
-const HELD_OUT_ALARMS_AT_MOST: usize = 2;
+/// The held-out set's figures (blind sets 35, 48, 58, 59 and 62, 2,000
+/// requests, written apart from the rules and the model, never trained or
+/// tuned on): asks caught at least, false alarms at most, with the shipped
+/// detector. Each set was measured blind once, with the detector of its round
+/// final (35 and 48: round 17, 392/400 and 1/400; 58: round 18, 192/200 and
+/// 0/200; 59: round 19, 199/200 and 1/200; 62: round 19's detector again,
+/// 198/200 and 1/200), and all are measured with the shipped one: 982/1,000
+/// = 0.982 recall and 3/1,000 = 0.003 false alarms, meeting the goal of 0.98
+/// and 0.01 (980/1,000 and 10/1,000). This keeps the detector from getting
+/// worse on requests it never saw.
+const HELD_OUT_CAUGHT_AT_LEAST: usize = 982;
+const HELD_OUT_ALARMS_AT_MOST: usize = 3;
 /// On the tuning corpus every entry is right but these, each a known gap
 /// (the start of its message): any other miss or false alarm is a regression.
 /// A yes/no that confirms a guess at part of a secret, which the rules do not
