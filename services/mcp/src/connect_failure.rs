@@ -162,9 +162,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_refused_connection_is_refused_and_says_nothing_else() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        drop(listener);
+        // Bound but never listening: the port stays this test's (a dropped listener's port
+        // could be handed to a test running beside it), and a connection to it is refused.
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let port = socket.local_addr().unwrap().port();
         let error = reqwest::Client::builder()
             .no_proxy()
             .build()

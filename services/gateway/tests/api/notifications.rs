@@ -523,7 +523,7 @@ async fn a_person_who_is_not_looking_gets_an_email_after_their_delay_and_one_who
 #[tokio::test]
 async fn an_smtp_server_that_is_down_delays_nothing_and_the_question_stays_answerable() {
     // Nothing listens on this port: every delivery fails and is retried, the call is unaffected.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = crate::recorder::closed_port();
     let app = mailing_app(port, |s| s.notify.delivery_retry_secs = Some("1".into())).await;
     let (owner, token, _demo) = with_demo(&app, herald_demo_server::Options::default()).await;
     owner.put("/api/v1/me/notifications", &json!({ "delay_secs": 0 })).await;

@@ -81,10 +81,15 @@ impl Recorder {
     }
 }
 
-/// A port on loopback where nothing listens (bound, then let go).
+/// A port on loopback where nothing listens: bound, never listened on, and kept bound for
+/// the rest of the test run (a port let go could be handed to a test running beside this one,
+/// which would then answer).
 pub fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = socket.local_addr().unwrap().port();
+    std::mem::forget(socket);
+    port
 }
 
 /// A server that accepts connections and never says a word.
