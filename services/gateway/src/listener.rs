@@ -83,11 +83,11 @@ pub async fn serve(
     loop {
         // Displaced connections are closed by their own tasks, a moment later; under a flood
         // the loop would otherwise accept faster than they close, past the cap.
-        tokio::select! {
-            () = registry.room() => {}
+        let at_cap = tokio::select! {
+            at_cap = registry.room() => at_cap,
             () = stop.cancelled() => break,
-        }
-        if registry.at_cap() {
+        };
+        if at_cap {
             // The next connection displaces one: not before its turn.
             tokio::select! {
                 () = pacer.turn() => {}
@@ -148,8 +148,9 @@ impl Pacer {
     }
 
     async fn turn(&mut self) {
-        let at = self.schedule(Instant::now());
-        if at > Instant::now() {
+        let now = Instant::now();
+        let at = self.schedule(now);
+        if at > now {
             tokio::time::sleep_until(at).await;
         }
     }
@@ -323,17 +324,14 @@ impl Registry {
         (self.limits.max_connections / 16).max(16)
     }
 
-    /// Whether a new connection would displace another.
-    fn at_cap(&self) -> bool {
-        self.lock().open >= self.limits.max_connections
-    }
-
-    /// Returns once connections still being closed leave room for another.
-    async fn room(&self) {
+    /// Returns once connections still being closed leave room for another, and whether the
+    /// next connection displaces one (the cap is reached).
+    async fn room(&self) -> bool {
         loop {
             let closing = self.closed.notified();
-            if self.lock().open < self.limits.max_connections + self.overshoot() {
-                return;
+            let open = self.lock().open;
+            if open < self.limits.max_connections + self.overshoot() {
+                return open >= self.limits.max_connections;
             }
             closing.await;
         }
