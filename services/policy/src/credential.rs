@@ -2270,7 +2270,7 @@ fn spells_out_a_guess(text: &str) -> bool {
 /// How a sentence ends, for [`spells_out_a_guess`].
 #[derive(Clone, Copy)]
 enum Ending {
-    /// `.` or `。` before a space or the text's end (not the dot of `bank.example`).
+    /// `.` before a space or the text's end (not the dot of `bank.example`), or `。`.
     FullStop,
     /// `?`, `？`, or a Greek `;`.
     Question,
@@ -2289,7 +2289,8 @@ fn sentences(text: &str) -> impl Iterator<Item = (&str, Ending)> {
         while let Some((at, c)) = chars.next() {
             let after = chars.peek().map(|&(_, n)| n);
             let ending = match c {
-                '.' | '。' if after.is_none_or(char::is_whitespace) => Ending::FullStop,
+                '.' if after.is_none_or(char::is_whitespace) => Ending::FullStop,
+                '。' => Ending::FullStop,
                 '?' | '？' | ';' => Ending::Question,
                 '\n' => Ending::Other,
                 _ => continue,
@@ -2499,6 +2500,29 @@ impl<'a> FieldText<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a yes/no may confirm: a guess spelled in a sentence that does not tell it (one
+    /// ending in a full stop, `.` before a space or `。` anywhere, tells), or part of one in
+    /// a question.
+    #[test]
+    fn a_guess_is_spelled_where_a_question_or_an_unended_line_names_it() {
+        for asks in [
+            "Is that still Rover2019!?",
+            "Does your PIN start with 7?",
+            "Your passphrase contains 'ox', right?",
+            "確認です。ログインパスはまだ「sakura2019」のままですか？",
+        ] {
+            assert!(spells_out_a_guess(asks), "{asks}");
+        }
+        for tells in [
+            "The Wi-Fi password is Bosphorus2024. Did it work?",
+            "会議室のWi-Fiパスワードは「sakura2024」です。つながりましたか？",
+            "Does it start with a capital letter?",
+            "Deploy to bank.example now?",
+        ] {
+            assert!(!spells_out_a_guess(tells), "{tells}");
+        }
+    }
 
     #[test]
     fn from_schema_reads_every_part() {
